@@ -1,0 +1,109 @@
+/*
+ * tscan_internal.h - what the library's own host code, kernels, tests and benchmark share
+ * beyond the public header: errors, validation, the canonical problem, the strategy table
+ * and the half-precision conversions. Not installed.
+ */
+#ifndef TSCAN_INTERNAL_H
+#define TSCAN_INTERNAL_H
+
+#include "tscan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors (src/errors.c) ------------------------------------------------------------ */
+
+/* Sets this thread's message (printf format) and returns `status`, so that a failure
+ * reads `return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "axis %u ...", axis);`. */
+tscan_status tscan_fail(tscan_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- half-precision conversions (src/half.c) ------------------------------------------ */
+
+/* Exact widening of IEEE binary16 / bfloat16 bit patterns; NaN payloads are kept. */
+float tscan_half_to_float(uint16_t h);
+float tscan_bfloat16_to_float(uint16_t b);
+/* Narrowing with round to nearest, ties to even; overflow gives infinity, NaN stays NaN. */
+uint16_t tscan_float_to_half(float f);
+uint16_t tscan_float_to_bfloat16(float f);
+
+/* ---- validation (src/validate.c) ------------------------------------------------------ */
+
+/* Every rule of SPEC sections 1 (Layout) and 2, in one place: the status and message that
+ * tscan_scan, tscan_scan_workspace_size and tscan_scan_reference return for bad input.
+ * Touches no tensor memory. */
+tscan_status tscan_validate(const tscan_scan_desc *desc, const tscan_tensor *input,
+                            const tscan_tensor *output);
+
+/* Number of elements (product of sizes); 0 for an empty tensor. Assumes a valid tensor. */
+int64_t tscan_numel(const tscan_tensor *t);
+
+/* ---- the canonical problem (src/problem.c) -------------------------------------------- */
+
+/*
+ * A validated, non-empty request reduced to what the kernels need: `lines` independent
+ * lines of `n` elements. Line b starts at in + in_offset(b) and out + out_offset(b), where
+ * the offsets come from the batch dimensions; element k of a line sits k * in_step
+ * (out_step) elements further. Size-1 dimensions are dropped, batch dimensions are ordered
+ * by decreasing |output stride| (so the last one is the most nearly contiguous) and merged
+ * where both tensors allow, and views whose output runs backwards are flipped (the base
+ * moves to the far end and `reverse` toggles for the axis), so one layout has one form.
+ */
+typedef struct tscan_problem {
+    tscan_dtype dtype;
+    size_t elem_size;
+    tscan_op op;
+    int exclusive;
+    int reverse;                               /* 1: scan from element n-1 down to element 0 */
+    int in_place;                              /* input and output are the same view */
+    const char *in;                            /* bytes; element 0 of line 0 */
+    char *out;
+    int64_t n;                                 /* line length, >= 1 */
+    int64_t in_step, out_step;                 /* strides along the axis, elements */
+    uint32_t batch_ndim;                       /* 0..7 */
+    int64_t batch_sizes[TSCAN_MAX_DIMS];       /* each >= 2 */
+    int64_t in_batch_strides[TSCAN_MAX_DIMS];  /* elements */
+    int64_t out_batch_strides[TSCAN_MAX_DIMS];
+    int64_t lines;                             /* product of batch_sizes (1 when batch_ndim == 0) */
+    tscan_algo algo;                           /* as requested; AUTO is resolved by tscan_choose_algo */
+} tscan_problem;
+
+/* Builds the canonical problem. Precondition: tscan_validate passed and the tensor is not
+ * empty. */
+void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tscan_tensor *input,
+                        const tscan_tensor *output);
+
+/* Element offsets (not bytes) of line b's first element in the input and the output. */
+void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
+                                int64_t *out_offset);
+
+/* ---- GPU strategies (cuda/*.cu) and dispatch (src/dispatch.c) ------------------------- */
+
+/* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through
+ * tscan_fail); `workspace_size` and `launch` are called only after `check` succeeded.
+ * `launch` is asynchronous on `stream`, allocates nothing and synchronises nothing. */
+typedef struct tscan_strategy {
+    tscan_algo algo;
+    tscan_status (*check)(const tscan_problem *p);
+    tscan_status (*workspace_size)(const tscan_problem *p, size_t *bytes);
+    tscan_status (*launch)(const tscan_problem *p, void *workspace, size_t workspace_bytes,
+                           cudaStream_t stream);
+} tscan_strategy;
+
+extern const tscan_strategy tscan_strategy_cub_device; /* cuda/cub_device.cu */
+extern const tscan_strategy tscan_strategy_rows;       /* cuda/rows.cu */
+extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
+extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
+
+/* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */
+tscan_algo tscan_choose_algo(const tscan_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSCAN_INTERNAL_H */
