@@ -114,8 +114,8 @@ struct batch_map {
     int64_t out_strides[TSCAN_MAX_DIMS - 1];
 
     // Fully unrolled with guards so the arrays stay in parameter space (no local memory).
-    __host__ __device__ __forceinline__ void offsets(int64_t b, int64_t &in_off,
-                                                     int64_t &out_off) const {
+    __device__ __forceinline__ void offsets(int64_t b, int64_t &in_off,
+                                            int64_t &out_off) const {
         in_off = 0;
         out_off = 0;
 #pragma unroll

@@ -39,10 +39,17 @@ uint16_t tscan_float_to_bfloat16(float f);
 tscan_status tscan_validate(const tscan_scan_desc *desc, const tscan_tensor *input,
                             const tscan_tensor *output);
 
+/* The dtype, ndim and sizes of one tensor, named `name` in the message. */
+tscan_status tscan_check_tensor_fields(const tscan_tensor *t, const char *name);
+
 /* Number of elements (product of sizes); 0 for an empty tensor. Assumes a valid tensor. */
 int64_t tscan_numel(const tscan_tensor *t);
 
-/* ---- the canonical problem (src/problem.c) -------------------------------------------- */
+/* 1 when a and b are the same view: same data, and the same stride on every dimension
+ * longer than 1 (the in-place case). */
+int tscan_same_view(const tscan_tensor *a, const tscan_tensor *b);
+
+/* ---- the canonical problem (src/tensor.c) -------------------------------------------- */
 
 /*
  * A validated, non-empty request reduced to what the kernels need: `lines` independent
@@ -81,7 +88,7 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
 void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
                                 int64_t *out_offset);
 
-/* ---- GPU strategies (cuda/*.cu) and dispatch (src/dispatch.c) ------------------------- */
+/* ---- GPU strategies (cuda/, one file each) and dispatch (src/dispatch.c) ------------------------- */
 
 /* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through
  * tscan_fail); `workspace_size` and `launch` are called only after `check` succeeded.

@@ -1,0 +1,130 @@
+/* dispatch.c - the GPU entry points: validate, reduce to the canonical problem, pick a
+ * strategy (AUTO or the caller's), check the workspace, launch. */
+#include <stdlib.h>
+
+#include "tscan_internal.h"
+
+static const tscan_strategy *strategy_of(tscan_algo algo) {
+    switch (algo) {
+    case TSCAN_ALGO_CUB_DEVICE: return &tscan_strategy_cub_device;
+    case TSCAN_ALGO_ROWS: return &tscan_strategy_rows;
+    case TSCAN_ALGO_COLUMNS: return &tscan_strategy_columns;
+    case TSCAN_ALGO_LOOKBACK: return &tscan_strategy_lookback;
+    default: return NULL;
+    }
+}
+
+/* Shape-and-stride heuristics; the thresholds come from the measurements in bench/NOTES.md. */
+tscan_algo tscan_choose_algo(const tscan_problem *p) {
+    int contiguous_line = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
+    if (contiguous_line) {
+        /* Many lines keep every SM busy with a warp or block per line; few long lines need
+         * to be split across blocks. */
+        if (p->lines >= 1024 || p->n <= 4096) return TSCAN_ALGO_ROWS;
+        return TSCAN_ALGO_LOOKBACK;
+    }
+    /* Strided axis: a thread per column when there are enough columns to fill the GPU and
+     * enough of the axis per thread; otherwise split the axis into tiles. */
+    if (p->lines >= 256 * 1024 || p->n <= 16) return TSCAN_ALGO_COLUMNS;
+    return TSCAN_ALGO_LOOKBACK;
+}
+
+/* Validates, and for a non-empty request builds the problem and the strategy that will run
+ * it. *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if its
+ * first choice declines, the columns kernel, which takes every layout, runs instead. */
+static tscan_status plan(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
+                         tscan_problem *p, const tscan_strategy **strategy) {
+    tscan_status s = tscan_validate(desc, input, output);
+    *strategy = NULL;
+    if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
+    tscan_problem_init(p, desc, input, output);
+    if (desc->algo != TSCAN_ALGO_AUTO) {
+        *strategy = strategy_of(desc->algo);
+        return (*strategy)->check(p);
+    }
+    *strategy = strategy_of(tscan_choose_algo(p));
+    if ((*strategy)->check(p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
+    *strategy = &tscan_strategy_columns;
+    s = (*strategy)->check(p);
+    return s == TSCAN_ERROR_NOT_SUPPORTED ? tscan_fail(TSCAN_ERROR_INTERNAL, "AUTO found no strategy for this layout")
+                                          : s;
+}
+
+tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tensor *input,
+                                  const tscan_tensor *output) {
+    tscan_problem p;
+    const tscan_strategy *strategy;
+    return plan(desc, input, output, &p, &strategy);
+}
+
+tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
+                                  const tscan_tensor *output, tscan_algo *algo) {
+    tscan_problem p;
+    const tscan_strategy *strategy;
+    tscan_scan_desc automatic;
+    tscan_status s;
+    if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
+    if (!desc) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    automatic = *desc;
+    automatic.algo = TSCAN_ALGO_AUTO;
+    if ((s = plan(&automatic, input, output, &p, &strategy))) return s;
+    /* An empty tensor runs nothing; report what a non-empty one of this layout would get. */
+    *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
+    return TSCAN_SUCCESS;
+}
+
+tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_tensor *input,
+                                       const tscan_tensor *output, size_t *bytes) {
+    tscan_problem p;
+    const tscan_strategy *strategy;
+    tscan_status s;
+    if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
+    if ((s = plan(desc, input, output, &p, &strategy))) return s;
+    if (!strategy) {
+        *bytes = 0;
+        return TSCAN_SUCCESS;
+    }
+    return strategy->workspace_size(&p, bytes);
+}
+
+/* The kernels dereference these addresses: refuse memory the device cannot reach rather
+ * than fault the context. Pageable host memory counts where the device can access it. */
+static tscan_status check_device_accessible(const void *data, const char *name) {
+    struct cudaPointerAttributes attributes;
+    cudaError_t e = cudaPointerGetAttributes(&attributes, data);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return tscan_fail(TSCAN_ERROR_CUDA, "cudaPointerGetAttributes(%s.data): %s (%s)", name,
+                          cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    if (attributes.type == cudaMemoryTypeUnregistered) {
+        int device = 0, pageable = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pageable = 0;
+        }
+        if (!pageable)
+            return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT,
+                              "%s.data %p is host memory that the device cannot access", name, data);
+    }
+    return TSCAN_SUCCESS;
+}
+
+tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
+                        void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+    tscan_problem p;
+    const tscan_strategy *strategy;
+    size_t needed = 0;
+    tscan_status s;
+    if ((s = plan(desc, input, output, &p, &strategy)) || !strategy) return s;
+    if ((s = strategy->workspace_size(&p, &needed))) return s;
+    if (needed > 0 && (!workspace || workspace_bytes < needed))
+        return tscan_fail(TSCAN_ERROR_WORKSPACE, "workspace %p of %zu bytes is smaller than the %zu bytes required",
+                          workspace, workspace_bytes, needed);
+    if ((s = check_device_accessible(input->data, "input")) || (s = check_device_accessible(output->data, "output")))
+        return s;
+    /* Launch checks read the thread's last CUDA error: start from a clean one. */
+    (void)cudaGetLastError();
+    return strategy->launch(&p, workspace, workspace_bytes, stream);
+}
