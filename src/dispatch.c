@@ -29,17 +29,21 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     return TSCAN_ALGO_LOOKBACK;
 }
 
+/* The caller's choice; a NULL desc is refused by validation before it matters. */
+static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? desc->algo : TSCAN_ALGO_AUTO; }
+
 /* Validates, and for a non-empty request builds the problem and the strategy that will run
- * it. *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if its
- * first choice declines, the columns kernel, which takes every layout, runs instead. */
-static tscan_status plan(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
-                         tscan_problem *p, const tscan_strategy **strategy) {
+ * it with `algo` (the caller's, or AUTO for the query). *strategy stays NULL for an empty
+ * tensor. AUTO never ends in NOT_SUPPORTED: if its first choice declines, the columns
+ * kernel, which takes every layout, runs instead. */
+static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tscan_tensor *input,
+                         const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy) {
     tscan_status s = tscan_validate(desc, input, output);
     *strategy = NULL;
     if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
     tscan_problem_init(p, desc, input, output);
-    if (desc->algo != TSCAN_ALGO_AUTO) {
-        *strategy = strategy_of(desc->algo);
+    if (algo != TSCAN_ALGO_AUTO) {
+        *strategy = strategy_of(algo);
         return (*strategy)->check(p);
     }
     *strategy = strategy_of(tscan_choose_algo(p));
@@ -54,20 +58,16 @@ tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tenso
                                   const tscan_tensor *output) {
     tscan_problem p;
     const tscan_strategy *strategy;
-    return plan(desc, input, output, &p, &strategy);
+    return plan(desc, requested_algo(desc), input, output, &p, &strategy);
 }
 
 tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
                                   const tscan_tensor *output, tscan_algo *algo) {
     tscan_problem p;
     const tscan_strategy *strategy;
-    tscan_scan_desc automatic;
     tscan_status s;
     if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
-    if (!desc) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "desc is NULL");
-    automatic = *desc;
-    automatic.algo = TSCAN_ALGO_AUTO;
-    if ((s = plan(&automatic, input, output, &p, &strategy))) return s;
+    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy))) return s;
     /* An empty tensor runs nothing; report what a non-empty one of this layout would get. */
     *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
     return TSCAN_SUCCESS;
@@ -79,7 +79,7 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
     const tscan_strategy *strategy;
     tscan_status s;
     if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
-    if ((s = plan(desc, input, output, &p, &strategy))) return s;
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy))) return s;
     if (!strategy) {
         *bytes = 0;
         return TSCAN_SUCCESS;
@@ -117,7 +117,8 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
     const tscan_strategy *strategy;
     size_t needed = 0;
     tscan_status s;
-    if ((s = plan(desc, input, output, &p, &strategy)) || !strategy) return s;
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy)) || !strategy)
+        return s;
     if ((s = strategy->workspace_size(&p, &needed))) return s;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
         return tscan_fail(TSCAN_ERROR_WORKSPACE, "workspace %p of %zu bytes is smaller than the %zu bytes required",
