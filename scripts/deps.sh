@@ -6,8 +6,8 @@
 set -euo pipefail
 
 have_all() {
-  command -v cmake >/dev/null && command -v pkg-config >/dev/null &&
-    pkg-config --exists libcjson criterion
+  command -v cmake >/dev/null && command -v pkg-config >/dev/null && pkg-config --exists libcjson &&
+    echo '#include <criterion/criterion.h>' | cc -E -x c - >/dev/null 2>&1
 }
 if ! have_all; then
   sudo=""

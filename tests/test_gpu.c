@@ -1,0 +1,322 @@
+/*
+ * test_gpu.c - every strategy (AUTO and each tscan_algo after it) against tscan_scan_reference
+ * on the device: the whole case matrix of testutil (dtype × op × direction × exclusive ×
+ * ndim 1..8 × layout), shapes that reach each strategy's internal paths (short and long
+ * lines, many and few lines, long strided axes with few and many columns, sizes that are no
+ * multiple of any tile), the worked examples, NaN and infinities, and the workspace contract.
+ *
+ * Each run (gpuutil's gu_run) poisons the output buffer and the workspace, allocates exactly
+ * the workspace the query gives, checks that one byte less and none are refused, compares
+ * the output with the reference (exactly for integers and exact float data, else with
+ * testutil's documented tolerance), and checks every byte outside the output view, the input
+ * buffer and a guard after the workspace. NOT_SUPPORTED is accepted from a strategy only with
+ * a message, and agreeing with tscan_scan_supported; never from AUTO.
+ *
+ * Skips, saying why, when there is no CUDA device.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include "gpuutil.h"
+#include "testutil.h"
+
+/* ---- the matrix: one test per dtype ------------------------------------------------------- */
+
+static void matrix_for_dtype(tscan_dtype dtype) {
+    GU_REQUIRE_DEVICE();
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < TU_MATRIX_COUNT; ++i) {
+        tu_case c;
+        tu_matrix_case(i, &c);
+        if (c.dtype == dtype)
+            gu_run_all_algos(&a, &c, NULL, (cudaStream_t)0, &t);
+    }
+    gu_arena_free(&a);
+    char what[64];
+    snprintf(what, sizeof what, "matrix, %s", tscan_dtype_name(dtype));
+    gu_tally_assert(&t, what);
+}
+
+#define MATRIX_TEST(D, name) \
+    Test(gpu_matrix, name) { matrix_for_dtype(D); }
+MATRIX_TEST(TSCAN_FLOAT32, float32)
+MATRIX_TEST(TSCAN_FLOAT16, float16)
+MATRIX_TEST(TSCAN_BFLOAT16, bfloat16)
+MATRIX_TEST(TSCAN_FLOAT64, float64)
+MATRIX_TEST(TSCAN_INT8, int8)
+MATRIX_TEST(TSCAN_UINT8, uint8)
+MATRIX_TEST(TSCAN_INT16, int16)
+MATRIX_TEST(TSCAN_UINT16, uint16)
+MATRIX_TEST(TSCAN_INT32, int32)
+MATRIX_TEST(TSCAN_UINT32, uint32)
+MATRIX_TEST(TSCAN_INT64, int64)
+MATRIX_TEST(TSCAN_UINT64, uint64)
+
+/* ---- shapes for the strategies' internal paths ------------------------------------------------ */
+
+/* One contiguous line: warp, block and multi-tile paths, every tile boundary missed by some. */
+static const gu_shape lines[] = {
+    {1, {1}, 0},    {1, {2}, 0},    {1, {31}, 0},   {1, {32}, 0},    {1, {33}, 0},
+    {1, {64}, 0},   {1, {255}, 0},  {1, {256}, 0},  {1, {257}, 0},   {1, {1000}, 0},
+    {1, {1023}, 0}, {1, {1025}, 0}, {1, {4097}, 0}, {1, {65537}, 0}, {1, {100000}, 0},
+};
+
+/* Contiguous axis, many lines and few: several lines per warp, a warp or a block per line. */
+static const gu_shape rows[] = {
+    {2, {4096, 1}, 1},   {2, {4096, 2}, 1},   {2, {2048, 31}, 1}, {2, {2048, 33}, 1},
+    {2, {1000, 64}, 1},  {2, {300, 256}, 1},  {2, {97, 1000}, 1}, {2, {16, 4097}, 1},
+    {2, {3, 100000}, 1}, {3, {2, 3, 4097}, 2}, {3, {5, 7, 513}, 2},
+};
+
+/* Strided axis: one thread per column (many columns), split across blocks (long axis, few
+ * columns), and the middle axis of a 3-d tensor. */
+static const gu_shape columns[] = {
+    {2, {100000, 3}, 0}, {2, {5000, 300}, 0}, {2, {70000, 2}, 0},   {2, {33, 1000}, 0},
+    {2, {4097, 31}, 0},  {2, {7, 4097}, 0},   {2, {2, 5000}, 0},    {2, {1000, 1}, 0},
+    {2, {257, 129}, 0},  {3, {3, 5000, 17}, 1}, {3, {64, 300, 33}, 1}, {3, {2, 100000, 2}, 1},
+};
+
+/* The data for a case: integers any bits; float sums exact (small integers) or random with
+ * the tolerance; float products exact powers of two, or random near one on lines short
+ * enough that no prefix product comes near overflow or the subnormals of the output type
+ * (where two associations could round to a finite value and to infinity): the log2 of a
+ * product of n such factors spreads as 0.58·sqrt(n), against 16 for float16 and 126 for
+ * the others. */
+static void choose_data(tu_case *c, unsigned variant) {
+    const int64_t n = c->sizes[c->desc.axis];
+    const int64_t near_one_max = c->dtype == TSCAN_FLOAT16 ? 64 : 1000;
+    if (!tu_dtype_is_float(c->dtype))
+        c->data = TU_DATA_RANDOM;
+    else if (c->desc.op == TSCAN_OP_SUM)
+        c->data = variant % 2 ? TU_DATA_RANDOM : TU_DATA_SMALL_INT;
+    else
+        c->data = variant % 2 && n <= near_one_max ? TU_DATA_NEAR_ONE : TU_DATA_POW2;
+}
+
+/*
+ * Two adjustments of the data once the layout is known:
+ *  - long product lines get units (gu_make_units): otherwise they are 0 or infinite after a
+ *    few dozen terms and the long-range combination goes untested;
+ *  - random float sums along a broadcast axis (input stride 0: every term the same) become
+ *    small integers, compared exactly. testutil's tolerance counts on random signs making
+ *    rounding errors cancel; n equal terms make the sequential reference itself drift by up
+ *    to about n/4 · u · S (measured: 240 u·S at n = 1000 in float64), far beyond 16 u·S,
+ *    while a tree sum stays close to exact. The first GPU run flagged exactly these cases
+ *    (float64, axis broadcast, lines of 256 to 4097), every strategy but the sequential one.
+ */
+static void prepare_shape_case(tu_layout *l) {
+    const uint32_t axis = l->c.desc.axis;
+    if (l->c.desc.op == TSCAN_OP_PROD && l->c.sizes[axis] > 64 && l->c.data != TU_DATA_NEAR_ONE)
+        gu_make_units(l);
+    if (l->c.desc.op == TSCAN_OP_SUM && tu_case_tolerance_k(&l->c) != 0.0 &&
+        l->input.strides[axis] == 0 && l->c.sizes[axis] > 1) {
+        tu_rng r = tu_rng_make(l->c.seed ^ 0x5a11);
+        l->c.data = TU_DATA_SMALL_INT;
+        tu_fill(&r, &l->input, l->c.data);
+        gu_layout_commit_input(l);
+    }
+}
+
+/*
+ * Every dtype on every shape. Shapes up to 50000 elements take all eight op × direction ×
+ * exclusive combinations, larger ones two (rotating, so that each combination comes up);
+ * layouts rotate through testutil's six kinds, so each shape meets packed, permuted,
+ * padded, negative, broadcast and in place across the dtypes.
+ */
+static void run_shapes(const gu_shape *list, size_t count, const char *what, uint64_t salt) {
+    GU_REQUIRE_DEVICE();
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    for (size_t s = 0; s < count; ++s) {
+        int64_t numel = 1;
+        for (uint32_t d = 0; d < list[s].ndim; ++d)
+            numel *= list[s].sizes[d];
+        for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt) {
+            for (unsigned combo = 0; combo < 8; ++combo) {
+                if (numel > 50000 && (combo + (unsigned)dt + (unsigned)s) % 4 != 0)
+                    continue;
+                tu_case c = gu_case((tscan_dtype)dt, &list[s], combo,
+                                    (tu_layout_kind)((combo + (unsigned)dt + (unsigned)s) % TU_LAYOUT_COUNT),
+                                    TU_DATA_RANDOM, tu_seed(what, salt + s * 1000 + (uint64_t)dt * 10 + combo));
+                choose_data(&c, combo + (unsigned)dt);
+                gu_run_all_algos(&a, &c, prepare_shape_case, (cudaStream_t)0, &t);
+            }
+        }
+    }
+    gu_arena_free(&a);
+    gu_tally_assert(&t, what);
+}
+
+Test(gpu_shapes, single_lines) { run_shapes(lines, sizeof lines / sizeof lines[0], "single lines", 1); }
+Test(gpu_shapes, contiguous_rows) { run_shapes(rows, sizeof rows / sizeof rows[0], "contiguous rows", 2); }
+Test(gpu_shapes, strided_axis) {
+    run_shapes(columns, sizeof columns / sizeof columns[0], "strided axis", 3);
+}
+
+/* ---- each strategy takes the layouts SPEC section 4 built it for -------------------------------- */
+
+Test(gpu_strategies, each_takes_its_own_domain) {
+    GU_REQUIRE_DEVICE();
+    static const struct {
+        tscan_algo algo;
+        gu_shape s;
+        const char *why;
+    } domain[] = {
+        {TSCAN_ALGO_CUB_DEVICE, {1, {100000}, 0}, "CUB's device-wide scan of a contiguous line"},
+        {TSCAN_ALGO_ROWS, {2, {4096, 256}, 1}, "many contiguous rows"},
+        {TSCAN_ALGO_COLUMNS, {2, {5000, 300}, 0}, "a strided axis, one thread per column"},
+        {TSCAN_ALGO_LOOKBACK, {2, {100000, 3}, 0}, "a long strided axis with few columns"},
+    };
+    const size_t bytes = (size_t)5000 * 300 * 8; /* the largest shape, in the widest dtype */
+    void *x = NULL, *y = NULL;
+    GU_CUDA(cudaMalloc(&x, bytes));
+    GU_CUDA(cudaMalloc(&y, bytes));
+    for (size_t i = 0; i < sizeof domain / sizeof domain[0]; ++i) {
+        for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt) {
+            tscan_tensor in, out;
+            tscan_scan_desc d = {TSCAN_OP_SUM, domain[i].s.axis, TSCAN_INCREASING, 0, domain[i].algo};
+            cr_assert_eq(tscan_tensor_init(&in, x, (tscan_dtype)dt, domain[i].s.ndim,
+                                           domain[i].s.sizes, NULL), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&out, y, (tscan_dtype)dt, domain[i].s.ndim,
+                                           domain[i].s.sizes, NULL), TSCAN_SUCCESS);
+            for (int op = 0; op < TSCAN_OP_COUNT; ++op) {
+                d.op = (tscan_op)op;
+                tscan_status s = tscan_scan_supported(&d, &in, &out);
+                cr_expect_eq(s, TSCAN_SUCCESS, "%s does not take %s (%s %s): %s (%s)",
+                             tscan_algo_name(domain[i].algo), domain[i].why,
+                             tscan_dtype_name((tscan_dtype)dt), tscan_op_name((tscan_op)op),
+                             tscan_status_string(s), tscan_last_error());
+            }
+        }
+    }
+    GU_CUDA(cudaFree(x));
+    GU_CUDA(cudaFree(y));
+}
+
+/* ---- the worked examples through every strategy --------------------------------------------------- */
+
+static void set_example_input(tu_layout *l) {
+    static const double x[12] = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
+    int64_t idx[TSCAN_MAX_DIMS] = {0};
+    int k = 0;
+    do
+        tu_set(l->input.dtype, tu_elem(&l->input, idx), x[k++]);
+    while (tu_next_index(&l->input, idx));
+    gu_layout_commit_input(l);
+}
+
+/* SPEC section 1's table (and the other op × direction × exclusive combinations, and both
+ * axes), in every dtype, packed and in place. The reference's own answers are pinned by the
+ * contract suite; here every strategy must equal the reference exactly. */
+Test(gpu_examples, worked_examples_every_strategy) {
+    GU_REQUIRE_DEVICE();
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt)
+        for (unsigned combo = 0; combo < 16; ++combo)
+            for (int in_place = 0; in_place < 2; ++in_place) {
+                const gu_shape example = {4, {1, 1, 3, 4}, combo & 8 ? 2 : 3};
+                tu_case c = gu_case((tscan_dtype)dt, &example, combo,
+                                    in_place ? TU_LAYOUT_IN_PLACE : TU_LAYOUT_PACKED,
+                                    TU_DATA_SMALL_INT, /* exact comparison */
+                                    tu_seed("worked examples", (uint64_t)(dt * 100 + (int)combo * 2 + in_place)));
+                gu_run_all_algos(&a, &c, set_example_input, (cudaStream_t)0, &t);
+            }
+    gu_arena_free(&a);
+    gu_tally_assert(&t, "worked examples");
+}
+
+/* ---- NaN and infinities propagate ------------------------------------------------------------------- */
+
+/* Puts NaN, +inf and -inf (and, for products, 0) at random places, about one element in 50
+ * each, into data whose every association gives the same special values: small integers for
+ * sums; units (±1) for products, which never overflow, so inf·0 = NaN whatever the order. */
+static void add_specials(tu_layout *l) {
+    tu_rng r = tu_rng_make(l->c.seed ^ 0xbad);
+    const double specials[4] = {NAN, INFINITY, -INFINITY, 0.0};
+    const uint64_t kinds = l->c.desc.op == TSCAN_OP_PROD ? 4 : 3;
+    int64_t idx[TSCAN_MAX_DIMS] = {0};
+    if (tscan_numel(&l->input) == 0)
+        return;
+    if (l->c.desc.op == TSCAN_OP_PROD)
+        gu_make_units(l);
+    do {
+        uint64_t pick = tu_rng_below(&r, 50 * kinds);
+        if (pick < kinds)
+            tu_set(l->input.dtype, tu_elem(&l->input, idx), specials[pick]);
+    } while (tu_next_index(&l->input, idx));
+    gu_layout_commit_input(l);
+}
+
+Test(gpu_examples, nan_and_infinities_propagate) {
+    GU_REQUIRE_DEVICE();
+    static const gu_shape specials_shapes[] = {
+        {1, {5000}, 0}, {2, {3000, 7}, 0}, {2, {7, 3000}, 1}, {2, {100000, 3}, 0}, {3, {4, 300, 5}, 1}};
+    static const tscan_dtype floats[] = {TSCAN_FLOAT32, TSCAN_FLOAT16, TSCAN_BFLOAT16, TSCAN_FLOAT64};
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    for (size_t s = 0; s < sizeof specials_shapes / sizeof specials_shapes[0]; ++s)
+        for (size_t f = 0; f < sizeof floats / sizeof floats[0]; ++f)
+            for (unsigned combo = 0; combo < 8; ++combo) {
+                /* exact data: small integers for sums, units (add_specials) for products */
+                tu_case c = gu_case(floats[f], &specials_shapes[s], combo,
+                                    (tu_layout_kind)((s + f + combo) % TU_LAYOUT_COUNT),
+                                    combo & 1 ? TU_DATA_POW2 : TU_DATA_SMALL_INT,
+                                    tu_seed("specials", s * 100 + f * 10 + combo));
+                gu_run_all_algos(&a, &c, add_specials, (cudaStream_t)0, &t);
+            }
+    gu_arena_free(&a);
+    gu_tally_assert(&t, "NaN and infinities");
+}
+
+/* ---- the workspace ------------------------------------------------------------------------------------- */
+
+/* A scan refused for its workspace writes nothing, on the device either. (gu_run checks the
+ * refusal itself on every case; this checks the buffers right after it.) */
+Test(gpu_workspace, refused_scan_writes_nothing) {
+    GU_REQUIRE_DEVICE();
+    static const gu_shape ws_shapes[] = {{1, {1 << 20}, 0}, {2, {100000, 3}, 0}, {2, {5000, 300}, 0},
+                                      {2, {64, 100000}, 1}};
+    int checked = 0;
+    for (size_t s = 0; s < sizeof ws_shapes / sizeof ws_shapes[0]; ++s) {
+        tu_case c = gu_case(TSCAN_FLOAT32, &ws_shapes[s], 0, TU_LAYOUT_PACKED, TU_DATA_SMALL_INT, s);
+        tu_layout l;
+        tu_layout_make(&l, &c);
+        for (int algo = 0; algo < TSCAN_ALGO_COUNT; ++algo) {
+            gu_buffers b;
+            tscan_scan_desc d = c.desc;
+            d.algo = (tscan_algo)algo;
+            tscan_status q = gu_buffers_make(&b, &l, &d);
+            if (q == TSCAN_ERROR_NOT_SUPPORTED && algo != TSCAN_ALGO_AUTO)
+                continue;
+            cr_assert_eq(q, TSCAN_SUCCESS, "%s: workspace query %s (%s)",
+                         tscan_algo_name((tscan_algo)algo), tscan_status_string(q), tscan_last_error());
+            if (b.ws_bytes > 0) {
+                tscan_status st = tscan_scan(&d, &b.input, &b.output, b.ws, b.ws_bytes - 1, (cudaStream_t)0);
+                cr_assert_eq(st, TSCAN_ERROR_WORKSPACE, "%s with %zu of %zu bytes: %s",
+                             tscan_algo_name((tscan_algo)algo), b.ws_bytes - 1, b.ws_bytes,
+                             tscan_status_string(st));
+                unsigned char *got = gu_buffers_download(&b, &l, (cudaStream_t)0);
+                cr_assert(memcmp(got, l.out_init, l.out_bytes) == 0,
+                          "%s wrote its output after refusing a %zu-byte workspace",
+                          tscan_algo_name((tscan_algo)algo), b.ws_bytes - 1);
+                free(got);
+                ++checked;
+            }
+            gu_buffers_free(&b);
+        }
+        tu_layout_free(&l);
+    }
+    if (!checked)
+        cr_skip_test("no strategy asked for a workspace on these shapes");
+}
