@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building tscan needs, when it is missing: CMake, pkg-config, cJSON and
-# Criterion from Debian's packages, and the Python packages the benchmark's tests use.
-# Needs root (or sudo) only when something is missing. CUDA's compiler must already be
-# installed (/usr/local/cuda/bin/nvcc or nvcc on PATH).
+# Criterion from Debian's packages; with `--tests`, also the Python packages that the
+# benchmark's tests use. Needs root (or sudo) only when something is missing. CUDA's compiler
+# must already be installed (/usr/local/cuda/bin/nvcc or nvcc on PATH).
+#   scripts/deps.sh [--tests]
 set -euo pipefail
 
 have_all() {
@@ -16,8 +17,8 @@ if ! have_all; then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq cmake pkg-config libcjson-dev libcriterion-dev >/dev/null
 fi
-if ! python3 -c 'import jsonschema, pytest' 2>/dev/null; then
-  python3 -m pip install -q jsonschema pytest
+if [ "${1:-}" = "--tests" ] && ! python3 -c 'import jsonschema, numpy' 2>/dev/null; then
+  python3 -m pip install -q jsonschema numpy
 fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "deps.sh: CUDA's compiler (nvcc) was not found; install the CUDA toolkit first" >&2

@@ -4,7 +4,7 @@
 # tensors of more than 2^31 elements (GPU machine only). Build dir: $TSCAN_BUILD_DIR or build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --tests
 build=${TSCAN_BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTSCAN_WERROR=ON ${TSCAN_CMAKE_ARGS:-}
 cmake --build "$build" -j "$(nproc)"

@@ -1,0 +1,380 @@
+/* run.c - the run loop. Cases arrive ordered so that those sharing an input (shape, dtype,
+ * op) are adjacent, and within them those sharing a reference (direction, exclusive): each
+ * input is generated and uploaded once, each reference computed once. */
+#include "run.h"
+
+#include <inttypes.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t case_bytes_moved(const bench_case *c) {
+    return 2 * shape_numel(c->shape) * (int64_t)tscan_dtype_size(c->dtype);
+}
+
+/* ---- table and progress ------------------------------------------------------------------- */
+
+#define CASE_COLUMN 72
+
+void table_header(FILE *out) {
+    fprintf(out, "%-*s %-10s %12s %10s %8s  %s\n", CASE_COLUMN, "case", "strategy", "median", "GB/s", "% copy",
+            "check");
+}
+
+static void table_row(FILE *out, const bench_case *c, const case_result *r, const run_results *results) {
+    char median[32], key[sizeof c->name];
+    snprintf(key, sizeof key, "%.*s", (int)case_key_length(c), c->name);
+    fprintf(out, "%-*s %-10s ", CASE_COLUMN, key, strategy_name(c->strategy));
+    if (r->timed) {
+        double copy = r->copy_index >= 0 ? results->copies[r->copy_index].time.median : 0.0;
+        format_seconds(median, sizeof median, r->time.median);
+        fprintf(out, "%12s %10.1f %7.1f%%  %s\n", median, (double)case_bytes_moved(c) / r->time.median / 1e9,
+                100.0 * copy / r->time.median, "ok");
+    } else if (r->status == CASE_SKIPPED) {
+        fprintf(out, "skipped: %s\n", r->message);
+    } else {
+        fprintf(out, "FAILED: %s\n", r->message);
+    }
+    fflush(out);
+}
+
+static void format_duration(char *buf, size_t len, double s) {
+    long total = (long)(s + 0.5);
+    if (total >= 60) snprintf(buf, len, "%ldm%02lds", total / 60, total % 60);
+    else snprintf(buf, len, "%lds", total);
+}
+
+/* Progress on stderr, at most every 2 s. The ETA weighs each case by the bytes it moves plus
+ * a fixed cost, since a sweep mixes 2^10-element cases with 2^28-element ones. */
+typedef struct progress {
+    double start, last, total_weight, done_weight;
+} progress;
+
+static double case_weight(const bench_case *c) { return (double)case_bytes_moved(c) + (double)(1 << 26); }
+
+static void progress_update(progress *p, const bench_case *c, size_t done, size_t count) {
+    double now = bench_now(), elapsed, eta;
+    char elapsed_text[32], eta_text[32];
+    p->done_weight += case_weight(c);
+    if (now - p->last < 2.0 && done < count) return;
+    if (done == count && now - p->start < 2.0) return;
+    p->last = now;
+    elapsed = now - p->start;
+    eta = elapsed * (p->total_weight - p->done_weight) / p->done_weight;
+    format_duration(elapsed_text, sizeof elapsed_text, elapsed);
+    format_duration(eta_text, sizeof eta_text, eta);
+    fprintf(stderr, "[%zu/%zu] %3.0f%%  elapsed %s  ETA %s  %s\n", done, count,
+            100.0 * p->done_weight / p->total_weight, elapsed_text, eta_text, c->name);
+}
+
+/* ---- one case ----------------------------------------------------------------------------- */
+
+static void set_outcome(case_result *r, case_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_outcome(case_result *r, case_status status, const char *fmt, ...) {
+    va_list args;
+    r->status = status;
+    va_start(args, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, args);
+    va_end(args);
+}
+
+/* Too slow to time: a case whose minimum samples alone would outlast the per-case time limit
+ * (a strategy that takes the layout but is the wrong tool for it: seconds per run). Its
+ * (shape, strategy) is remembered, and the sweep's later cases of the pair (other dtypes,
+ * operators, forms) are skipped without running, as they would cost as much. */
+typedef struct slow_pair {
+    char reason[400]; /* empty: not found slow */
+} slow_pair;
+
+/* Memory of the current input: the host copy (generated) and the backend's spans. */
+typedef struct group_state {
+    const bench_case *data_case;      /* the case whose (shape, dtype, op) the input is for */
+    const bench_case *reference_case; /* ... and whose (direction, exclusive) ref is for */
+    int data_ok, reference_ok;
+    char data_error[512], reference_error[512];
+    void *host_in, *host_out;
+    size_t host_in_capacity, host_out_capacity;
+    void *in_base, *out_base;
+    reference_lines ref;
+} group_state;
+
+static int same_input(const bench_case *a, const bench_case *b) {
+    return a && a->shape_id == b->shape_id && a->dtype == b->dtype && a->op == b->op;
+}
+
+static int same_reference(const bench_case *a, const bench_case *b) {
+    return same_input(a, b) && a->direction == b->direction && a->exclusive == b->exclusive;
+}
+
+/* Bytes of a view's span and the element offset of element (0,...,0) within it. */
+static size_t span_bytes(const bench_case *c, const int64_t *strides, int64_t *origin) {
+    int64_t lowest, highest;
+    view_extent(c->shape, strides, &lowest, &highest);
+    *origin = -lowest;
+    return (size_t)(highest - lowest + 1) * tscan_dtype_size(c->dtype);
+}
+
+static int reserve_host(const bench_backend *b, void **buffer, size_t *capacity, size_t bytes) {
+    if (bytes <= *capacity) return 0;
+    b->host_free(*buffer);
+    *capacity = 0;
+    if (!(*buffer = b->host_alloc(bytes))) return -1;
+    *capacity = bytes;
+    return 0;
+}
+
+static size_t tensor_bytes(const bench_case *c) { return (size_t)shape_numel(c->shape) * tscan_dtype_size(c->dtype); }
+
+static size_t larger(size_t a, size_t b) { return a > b ? a : b; }
+
+static void load_input(bench_backend *b, group_state *g, const bench_case *c, uint64_t seed) {
+    int64_t in_origin, out_origin;
+    /* Both spans at least the tensor's bytes: the copy ceiling copies that much between them
+     * (a broadcast input spans less). */
+    size_t in_bytes = larger(span_bytes(c, c->shape->in_strides, &in_origin), tensor_bytes(c));
+    size_t out_bytes = larger(span_bytes(c, c->shape->out_strides, &out_origin), tensor_bytes(c));
+    const size_t es = tscan_dtype_size(c->dtype);
+
+    g->data_case = c;
+    g->reference_case = NULL;
+    g->data_ok = 0;
+    if (reserve_host(b, &g->host_in, &g->host_in_capacity, in_bytes) ||
+        reserve_host(b, &g->host_out, &g->host_out_capacity, out_bytes)) {
+        snprintf(g->data_error, sizeof g->data_error, "out of host memory for %zu + %zu bytes", in_bytes, out_bytes);
+        return;
+    }
+    /* Gaps between the elements of a view hold a pattern too: nothing uninitialised is uploaded. */
+    if (in_bytes > tensor_bytes(c)) memset(g->host_in, 0x5a, in_bytes);
+    data_fill_input((char *)g->host_in + (size_t)in_origin * es, c->shape, c->dtype, c->op, seed);
+    g->data_ok = b->load(b, g->host_in, in_bytes, out_bytes, &g->in_base, &g->out_base, g->data_error,
+                         sizeof g->data_error) == 0;
+}
+
+/* Cost of one run estimated from a run on 1/PROBE_FRACTION of the tensor (the largest
+ * dimension cut short), so that a strategy needing seconds per run on a 2^28-element tensor is
+ * found out in milliseconds. Only above PROBE_MIN_ELEMENTS; fixed costs make the estimate
+ * high for fast cases, hence the slack before it alone decides. */
+#define PROBE_MIN_ELEMENTS (INT64_C(1) << 24)
+#define PROBE_FRACTION 64
+#define PROBE_SLACK 4.0
+
+/* Returns 1 with *estimate, 0 when the strategy declines the smaller tensor (no estimate), or
+ * -1 with a message. */
+static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_strategy, const tscan_tensor *in,
+                     const tscan_tensor *out, double *estimate, char *err, size_t errlen) {
+    tscan_tensor sub_in = *in, sub_out = *out;
+    size_t workspace;
+    uint32_t largest = 0;
+    double seconds;
+    for (uint32_t d = 1; d < in->ndim; ++d)
+        if (in->sizes[d] > in->sizes[largest]) largest = d;
+    sub_in.sizes[largest] = sub_out.sizes[largest] = (in->sizes[largest] + PROBE_FRACTION - 1) / PROBE_FRACTION;
+    if (gpu_strategy && tscan_scan_supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
+    if (b->begin_case(b, desc, &sub_in, &sub_out, &workspace, err, errlen)) return -1;
+    if (b->run_timed(b, desc, &sub_in, &sub_out, &seconds, err, errlen)) {
+        b->end_case(b);
+        return -1;
+    }
+    b->end_case(b);
+    *estimate = seconds * (double)in->sizes[largest] / (double)sub_in.sizes[largest];
+    return 1;
+}
+
+static void run_case(bench_backend *b, group_state *g, const measure_settings *settings, uint64_t seed,
+                     const bench_case *c, slow_pair *slow, case_result *r, run_results *results) {
+    const size_t es = tscan_dtype_size(c->dtype);
+    const bench_shape *shape = c->shape;
+    /* Longest run whose minimum samples fit in the time limit. */
+    const double slowest = settings->time_limit / (double)settings->min_samples;
+    int64_t in_origin, out_origin;
+    tscan_tensor in, out;
+    tscan_scan_desc desc;
+    tscan_status status;
+    char err[512];
+    size_t copy_bytes = tensor_bytes(c), k;
+    double once;
+
+    span_bytes(c, shape->in_strides, &in_origin);
+    span_bytes(c, shape->out_strides, &out_origin);
+    if (b->lost[0]) {
+        set_outcome(r, CASE_SKIPPED, "not run: %s", b->lost);
+        return;
+    }
+    if (slow->reason[0]) {
+        set_outcome(r, CASE_SKIPPED, "%s", slow->reason);
+        return;
+    }
+    if (!same_input(g->data_case, c)) load_input(b, g, c, seed);
+    if (!g->data_ok) {
+        set_outcome(r, CASE_FAILED, "%s", g->data_error);
+        return;
+    }
+    tscan_tensor_init(&in, (char *)g->in_base + (size_t)in_origin * es, c->dtype, shape->ndim, shape->sizes,
+                      shape->in_strides);
+    tscan_tensor_init(&out, (char *)g->out_base + (size_t)out_origin * es, c->dtype, shape->ndim, shape->sizes,
+                      shape->out_strides);
+    desc.op = c->op;
+    desc.axis = shape->axis;
+    desc.direction = c->direction;
+    desc.exclusive = c->exclusive;
+    desc.algo = c->strategy == STRATEGY_REFERENCE ? TSCAN_ALGO_AUTO : (tscan_algo)c->strategy;
+
+    if (c->strategy != STRATEGY_REFERENCE) {
+        status = tscan_scan_supported(&desc, &in, &out);
+        if (status == TSCAN_ERROR_NOT_SUPPORTED) {
+            set_outcome(r, CASE_SKIPPED, "%s", tscan_last_error());
+            return;
+        }
+        if (status != TSCAN_SUCCESS) {
+            set_outcome(r, CASE_FAILED, "tscan_scan_supported: %s: %s", tscan_status_string(status),
+                        tscan_last_error());
+            return;
+        }
+        if (desc.algo == TSCAN_ALGO_AUTO) {
+            tscan_algo chosen;
+            if (tscan_scan_auto_algo(&desc, &in, &out, &chosen) == TSCAN_SUCCESS) r->resolved_strategy = (int)chosen;
+        }
+    }
+    /* AUTO may choose differently for the smaller tensor, so its probe would say little. */
+    if (shape_numel(shape) >= PROBE_MIN_ELEMENTS && c->strategy != TSCAN_ALGO_AUTO) {
+        double estimate;
+        int probed = probe_run(b, &desc, c->strategy != STRATEGY_REFERENCE, &in, &out, &estimate, err, sizeof err);
+        if (probed < 0) {
+            set_outcome(r, CASE_FAILED, "run on 1/%d of the tensor: %s", PROBE_FRACTION, err);
+            return;
+        }
+        if (probed && estimate > PROBE_SLACK * slowest) {
+            snprintf(slow->reason, sizeof slow->reason,
+                     "too slow to time: %s on this shape takes about %.3g s a run (from a run on 1/%d of the "
+                     "tensor), so %" PRId64 " samples would outlast the per-case time limit of %g s (--time-limit)",
+                     strategy_name(c->strategy), estimate, PROBE_FRACTION, settings->min_samples,
+                     settings->time_limit);
+            set_outcome(r, CASE_SKIPPED, "%s", slow->reason);
+            return;
+        }
+    }
+    if (!same_reference(g->reference_case, c)) {
+        g->reference_case = c;
+        g->reference_ok = reference_compute(&g->ref, shape, c->dtype, &desc,
+                                            (char *)g->host_in + (size_t)in_origin * es, seed, g->reference_error,
+                                            sizeof g->reference_error) == 0;
+    }
+    if (!g->reference_ok) {
+        set_outcome(r, CASE_FAILED, "%s", g->reference_error);
+        return;
+    }
+    if (b->begin_case(b, &desc, &in, &out, &r->workspace_bytes, err, sizeof err)) {
+        set_outcome(r, CASE_FAILED, "%s", err);
+        return;
+    }
+    if (b->poison_output(b, err, sizeof err) || b->run_timed(b, &desc, &in, &out, &once, err, sizeof err) ||
+        b->fetch_output(b, g->host_out, err, sizeof err)) {
+        set_outcome(r, CASE_FAILED, "%s", err);
+        b->end_case(b);
+        return;
+    }
+    reference_check(&g->ref, shape, c->dtype, (char *)g->host_out + (size_t)out_origin * es, &r->check);
+    r->checked = 1;
+    if (r->check.mismatches) {
+        set_outcome(r, CASE_FAILED,
+                    "wrong answer: %" PRId64 " of %" PRId64 " checked elements differ; first at line %" PRId64
+                    " index %" PRId64 ": expected %s, got %s",
+                    r->check.mismatches, r->check.elements_checked, r->check.first_line, r->check.first_index,
+                    r->check.expected, r->check.actual);
+        b->end_case(b);
+        return;
+    }
+    if (once > slowest) {
+        snprintf(slow->reason, sizeof slow->reason,
+                 "too slow to time: %s on this shape took %.3g s for one run (checked: right), so %" PRId64
+                 " samples would outlast the per-case time limit of %g s (--time-limit)",
+                 strategy_name(c->strategy), once, settings->min_samples, settings->time_limit);
+        set_outcome(r, CASE_SKIPPED, "%s", slow->reason);
+        b->end_case(b);
+        return;
+    }
+    if (b->measure_scan(b, &desc, &in, &out, settings, &r->time, err, sizeof err)) {
+        set_outcome(r, CASE_FAILED, "timing: %s", err);
+        b->end_case(b);
+        return;
+    }
+    r->timed = 1;
+    b->end_case(b);
+
+    /* The ceiling: a copy of the same bytes, measured once per byte count in this run. */
+    for (k = 0; k < results->copy_count && results->copies[k].bytes != copy_bytes; ++k) continue;
+    if (k == results->copy_count) {
+        copy_result *copy = &results->copies[k];
+        nvtxRangePushA("copy ceiling");
+        if (b->measure_copy(b, copy_bytes, settings, &copy->time, err, sizeof err)) {
+            nvtxRangePop();
+            set_outcome(r, CASE_FAILED, "timing the copy ceiling: %s", err);
+            return;
+        }
+        nvtxRangePop();
+        copy->bytes = copy_bytes;
+        results->copy_count++;
+    }
+    r->copy_index = (int)k;
+    r->status = CASE_PASSED;
+}
+
+int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed, const bench_case *cases,
+              size_t count, run_results *results, FILE *table) {
+    group_state group;
+    progress p;
+    double start = bench_now();
+    size_t shape_slots = 0;
+    slow_pair *slow;
+
+    memset(results, 0, sizeof *results);
+    memset(&group, 0, sizeof group);
+    for (size_t i = 0; i < count; ++i)
+        if (cases[i].shape_id >= shape_slots) shape_slots = cases[i].shape_id + 1;
+    slow = calloc((shape_slots ? shape_slots : 1) * (STRATEGY_REFERENCE + 1), sizeof *slow);
+    results->cases = calloc(count ? count : 1, sizeof *results->cases);
+    /* At most one copy per case. */
+    results->copies = calloc(count ? count : 1, sizeof *results->copies);
+    if (!slow || !results->cases || !results->copies) {
+        free(slow);
+        run_results_free(results);
+        return -1;
+    }
+    memset(&p, 0, sizeof p);
+    p.start = p.last = start;
+    for (size_t i = 0; i < count; ++i) p.total_weight += case_weight(&cases[i]);
+
+    table_header(table);
+    for (size_t i = 0; i < count; ++i) {
+        case_result *r = &results->cases[i];
+        r->copy_index = -1;
+        r->resolved_strategy = -1;
+        nvtxRangePushA(cases[i].name);
+        run_case(b, &group, settings, seed, &cases[i],
+                 &slow[cases[i].shape_id * (STRATEGY_REFERENCE + 1) + (size_t)cases[i].strategy], r, results);
+        nvtxRangePop();
+        if (r->status == CASE_PASSED) results->passed++;
+        else if (r->status == CASE_FAILED) results->failed++;
+        else results->skipped++;
+        table_row(table, &cases[i], r, results);
+        progress_update(&p, &cases[i], i + 1, count);
+    }
+    results->walltime = bench_now() - start;
+    b->host_free(group.host_in);
+    b->host_free(group.host_out);
+    reference_free(&group.ref);
+    free(slow);
+    return 0;
+}
+
+void run_results_free(run_results *results) {
+    free(results->cases);
+    free(results->copies);
+    memset(results, 0, sizeof *results);
+}
