@@ -96,6 +96,17 @@ tscan_status dispatch_dtype(tscan_dtype d, Args &&...args) {
     }
 }
 
+// Signed integers scan bit for bit like the unsigned type of their width: the accumulator is
+// unsigned, and the low bits of sums and products depend only on the low bits of the inputs.
+// A strategy may forward Kernel<D> to Kernel<kernel_dtype(D)> and so build 8 dtypes, not 12.
+constexpr tscan_dtype kernel_dtype(tscan_dtype d) {
+    return d == TSCAN_INT8    ? TSCAN_UINT8
+           : d == TSCAN_INT16 ? TSCAN_UINT16
+           : d == TSCAN_INT32 ? TSCAN_UINT32
+           : d == TSCAN_INT64 ? TSCAN_UINT64
+                              : d;
+}
+
 // ---- the operator: a run-time choice, uniform across the launch --------------------------
 template <class A> struct scan_op {
     bool prod;

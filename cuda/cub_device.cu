@@ -1,0 +1,163 @@
+// cub_device.cu - TSCAN_ALGO_CUB_DEVICE: cub::DeviceScan (single pass, decoupled look-back)
+// over one line at a time, for one or a few long lines. Every line is one CUB call on the
+// caller's stream; the calls run in stream order and so share one temporary storage.
+#include <cub/device/device_scan.cuh>
+
+#include <type_traits>
+
+#include "common.cuh"
+
+namespace tscan {
+namespace {
+
+// Each line costs a CUB dispatch (two kernel launches): past this many lines a strategy
+// that scans many lines per launch is the right tool, and this one declines.
+constexpr int64_t cub_device_max_lines = 4096;
+
+// Element k of a line, k * step elements from its first element, widened to the
+// accumulator type. A negative step walks memory backwards: that is how a decreasing scan
+// reaches CUB, which only scans forwards.
+template <tscan_dtype D> class line_reader {
+    using traits = dtype_traits<D>;
+    using T = typename traits::T;
+    using A = typename traits::A;
+
+public:
+    using value_type = A;
+    using difference_type = int64_t;
+    using pointer = const A *;
+    using reference = A;
+    using iterator_category = ::cuda::std::random_access_iterator_tag;
+
+    __host__ __device__ line_reader(const T *first, int64_t step) : first_(first), step_(step) {}
+    __device__ A operator*() const { return traits::load(*first_); }
+    __device__ A operator[](difference_type k) const { return traits::load(first_[k * step_]); }
+    __host__ __device__ line_reader operator+(difference_type k) const {
+        return line_reader(first_ + k * step_, step_);
+    }
+
+private:
+    const T *first_;
+    int64_t step_;
+};
+
+// The output side of line_reader: assigning an accumulator value to element k narrows it to
+// the storage type (round to nearest even for the half types) and stores it.
+template <tscan_dtype D> class line_writer {
+    using traits = dtype_traits<D>;
+    using T = typename traits::T;
+    using A = typename traits::A;
+
+    class element {
+    public:
+        __device__ explicit element(T *at) : at_(at) {}
+        __device__ const element &operator=(A value) const {
+            *at_ = traits::store(value);
+            return *this;
+        }
+
+    private:
+        T *at_;
+    };
+
+public:
+    using value_type = A;
+    using difference_type = int64_t;
+    using pointer = void;
+    using reference = element;
+    using iterator_category = ::cuda::std::random_access_iterator_tag;
+
+    __host__ __device__ line_writer(T *first, int64_t step) : first_(first), step_(step) {}
+    __device__ element operator*() const { return element(first_); }
+    __device__ element operator[](difference_type k) const { return element(first_ + k * step_); }
+    __host__ __device__ line_writer operator+(difference_type k) const {
+        return line_writer(first_ + k * step_, step_);
+    }
+
+private:
+    T *first_;
+    int64_t step_;
+};
+
+// One CUB scan of n items; temp == nullptr only sizes it. The int64_t count makes CUB use
+// 64-bit offsets, so a line may exceed 2^31 elements.
+template <class In, class Out, class A>
+cudaError_t device_scan(void *temp, size_t &temp_bytes, In in, Out out, scan_op<A> op, bool exclusive,
+                        int64_t n, cudaStream_t stream) {
+    if (exclusive)
+        return cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out, op, op.identity(), n, stream);
+    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, op, n, stream);
+}
+
+// Sizes (workspace == nullptr: *bytes receives CUB's temp_storage_bytes) or runs the scan of
+// every line of p. Both go through scan_line, so the size is that of the instantiation that
+// runs: exactly what the launch needs.
+template <tscan_dtype D> struct cub_lines {
+    using T = typename dtype_traits<D>::T;
+    using A = typename dtype_traits<D>::A;
+
+    static cudaError_t scan_line(void *temp, size_t &temp_bytes, const T *in, T *out, const scan_args &a,
+                                 cudaStream_t stream) {
+        const scan_op<A> op{a.prod};
+        // Lines stored as their own accumulator type and contiguous in increasing order go to
+        // CUB as raw pointers: cache-modified loads, no per-element multiply.
+        if constexpr (std::is_same_v<T, A>) {
+            if (a.in_step == 1 && a.out_step == 1)
+                return device_scan(temp, temp_bytes, in, out, op, a.exclusive, a.n, stream);
+        }
+        return device_scan(temp, temp_bytes, line_reader<D>(in, a.in_step), line_writer<D>(out, a.out_step),
+                           op, a.exclusive, a.n, stream);
+    }
+
+    static tscan_status run(const tscan_problem *p, void *workspace, size_t *bytes, cudaStream_t stream) {
+        const scan_args a = make_scan_args(p);
+        if (!workspace) {  // the size depends on n, the types and the path, not on the line
+            *bytes = 0;
+            TSCAN_CUDA_CHECK(scan_line(nullptr, *bytes, (const T *)a.in, (T *)a.out, a, stream));
+            return TSCAN_SUCCESS;
+        }
+        const int64_t es = (int64_t)p->elem_size;
+        for (int64_t b = 0; b < a.lines; ++b) {
+            int64_t in_off = 0, out_off = 0;
+            tscan_problem_line_offsets(p, b, &in_off, &out_off);
+            size_t temp_bytes = *bytes;
+            TSCAN_CUDA_CHECK(scan_line(workspace, temp_bytes, (const T *)(a.in + in_off * es),
+                                       (T *)(a.out + out_off * es), a, stream));
+        }
+        return TSCAN_SUCCESS;
+    }
+};
+
+// Signed integers run the unsigned instantiation (see kernel_dtype).
+template <tscan_dtype D> struct cub_entry {
+    static tscan_status run(const tscan_problem *p, void *workspace, size_t *bytes, cudaStream_t stream) {
+        return cub_lines<kernel_dtype(D)>::run(p, workspace, bytes, stream);
+    }
+};
+
+tscan_status check(const tscan_problem *p) {
+    if (p->lines > cub_device_max_lines)
+        return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
+                          "cub_device scans one line per CUB launch and takes at most %lld lines; this "
+                          "problem has %lld lines of %lld elements (use rows, columns or lookback)",
+                          (long long)cub_device_max_lines, (long long)p->lines, (long long)p->n);
+    return TSCAN_SUCCESS;
+}
+
+tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
+    return dispatch_dtype<cub_entry>(p->dtype, p, (void *)nullptr, bytes, cudaStream_t{});
+}
+
+tscan_status launch(const tscan_problem *p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+    // A null temp storage would turn CUB's call into a size query that scans nothing.
+    if (!workspace)
+        return tscan_fail(TSCAN_ERROR_WORKSPACE, "cub_device needs a workspace and got NULL (%zu bytes)",
+                          workspace_bytes);
+    return dispatch_dtype<cub_entry>(p->dtype, p, workspace, &workspace_bytes, stream);
+}
+
+}  // namespace
+}  // namespace tscan
+
+extern "C" const tscan_strategy tscan_strategy_cub_device = {TSCAN_ALGO_CUB_DEVICE, tscan::check,
+                                                             tscan::workspace_size, tscan::launch};

@@ -1,0 +1,394 @@
+// rows.cu - TSCAN_ALGO_ROWS: many lines, each scanned by one group of threads that walks it
+// in chunks and carries the running prefix from chunk to chunk. A group is a logical
+// sub-warp of 1..32 lanes for lines that fit one chunk (several lines per warp), a warp for
+// longer lines when there are enough of them to fill the GPU (both cub::WarpScan), else a
+// whole block (cub::BlockScan with a prefix callback). Warps and blocks load the next chunk
+// while they scan the current one.
+//
+// Within a chunk every thread holds ITEMS consecutive elements of its line: it reduces them,
+// the group scans the per-thread totals, and the thread rescans its items from its prefix.
+// Lines with |step| == 1 move as aligned 16-byte vectors: positions are counted from an
+// aligned "virtual" origin `head` elements before the line's first element, so every
+// thread's items start on a vector boundary; elements outside the line are masked. Other
+// strides, and inputs whose alignment differs from the output's, load (and store) element by
+// element: the same code, every layout, just fewer bytes per instruction.
+#include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cuda/std/bit>
+
+#include <type_traits>
+
+#include "common.cuh"
+
+namespace tscan {
+namespace {
+
+constexpr int rows_block_threads = 256;
+// Resident blocks per SM that the register budget must allow: left alone, ptxas takes up to
+// 128 registers in some sub-warp kernels and halves the loads in flight. Sub-warp and warp
+// threads holding 32 bytes of accumulators get 64 registers (1024 threads per SM), those
+// holding 64 bytes 80 (768); the block kernel, with two chunks of 64 bytes, 128 (512).
+constexpr int rows_min_blocks_per_sm(int group, int accumulator_bytes) {
+    return group > 32 ? 2 : accumulator_bytes > 32 ? 3 : 4;
+}
+
+// Lines longer than a warp's chunk get a warp each when there are enough of them to fill
+// every SM with warps (32 per SM at 1024 resident threads), else a block each.
+constexpr int64_t warp_min_lines_per_sm = 32;
+
+// Blocks per SM beyond which a grid-stride loop takes the remaining lines: ten or more waves,
+// enough to balance the tail, and no block index can overflow.
+constexpr int64_t max_blocks_per_sm = 32;
+
+// Items per thread: whole 16-byte vectors, and about 32 (group) or 64 (block) bytes of
+// accumulators, so that a thread keeps a few independent loads in flight without spilling.
+template <tscan_dtype D> struct row_geometry {
+    using T = typename dtype_traits<D>::T;
+    using A = typename dtype_traits<D>::A;
+    static constexpr int vec = 16 / (int)sizeof(T);  // elements per 16-byte vector
+    static constexpr int group_items = 32 / (int)sizeof(A) > vec ? 32 / (int)sizeof(A) : vec;
+    static constexpr int block_items = 64 / (int)sizeof(A) > vec ? 64 / (int)sizeof(A) : vec;
+};
+
+// x ⊕ neutral == x for every x: the identity, except -0.0 for a float sum (+0.0 turns a
+// leading -0.0 into +0.0). Inclusive scans start from it and every scan pads with it, so that
+// out[0] is x[0] bit for bit, as in the reference.
+template <class A> __device__ __forceinline__ A neutral(scan_op<A> op) {
+    if constexpr (std::is_floating_point_v<A>) return op.prod ? A(1) : -A(0);
+    return op.identity();
+}
+
+// Virtual position of a unit-step line's first element: the count of elements between it and
+// the 16-byte boundary that starts its first vector, in the direction of the scan.
+__host__ __device__ __forceinline__ int64_t vector_head(const char *first, int64_t step, size_t elem_size,
+                                                        int vec) {
+    const int64_t phase = (int64_t)(((uintptr_t)first / elem_size) % (uintptr_t)vec);
+    return step > 0 ? phase : vec - 1 - phase;
+}
+
+// Packed line offsets have one merged batch dimension, where the line index is the
+// coordinate: skip batch_map's divisions there.
+__device__ __forceinline__ void line_offsets(const batch_map &batch, int64_t b, int64_t &in_off,
+                                             int64_t &out_off) {
+    if (batch.ndim <= 1) {
+        in_off = b * batch.in_strides[0];
+        out_off = b * batch.out_strides[0];
+    } else {
+        batch.offsets(b, in_off, out_off);
+    }
+}
+
+// What a thread keeps of one line; the length and the steps are the same for every line
+// and stay in scan_args. Scan element k is in[k * a.in_step] and out[k * a.out_step]
+// (direction folded into the steps); virtual position p holds scan element p - head.
+template <class T> struct row_line {
+    const T *in;
+    T *out;
+    int head;
+    bool vec_in, vec_out;  // 16-byte vectors for loads, for stores
+
+    __device__ row_line(const scan_args &a, int64_t b, int vec) {
+        int64_t in_off, out_off;
+        line_offsets(a.batch, b, in_off, out_off);
+        in = reinterpret_cast<const T *>(a.in) + in_off;
+        out = reinterpret_cast<T *>(a.out) + out_off;
+        vec_out = a.out_step == 1 || a.out_step == -1;
+        head = vec_out ? (int)vector_head((const char *)out, a.out_step, sizeof(T), vec) : 0;
+        vec_in = vec_out && a.in_step == a.out_step &&
+                 vector_head((const char *)in, a.in_step, sizeof(T), vec) == head;
+    }
+};
+
+// Scan element k exists.
+__device__ __forceinline__ bool holds(const scan_args &a, int64_t k) { return (uint64_t)k < (uint64_t)a.n; }
+
+// Virtual positions [p0, p0 + items) all lie inside the line.
+template <class T>
+__device__ __forceinline__ bool whole(const scan_args &a, const row_line<T> &l, int64_t p0, int items) {
+    return p0 >= l.head && p0 - l.head + items <= a.n;
+}
+
+// ITEMS storage elements packed in 32-bit words, so that byte and half types take a register
+// per word, not per element, and move as 16-byte vectors.
+template <class T, int ITEMS> struct item_pack {
+    static_assert(ITEMS * sizeof(T) % 16 == 0, "whole 16-byte vectors");
+    using bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, T>>;
+    uint32_t words[ITEMS * sizeof(T) / 4];
+
+    __device__ __forceinline__ T get(int i) const {
+        if constexpr (sizeof(T) == 8) {
+            return ::cuda::std::bit_cast<T>((uint64_t)words[2 * i] | (uint64_t)words[2 * i + 1] << 32);
+        } else if constexpr (sizeof(T) == 4) {
+            return ::cuda::std::bit_cast<T>(words[i]);
+        } else {
+            constexpr int per_word = 4 / sizeof(T);
+            return ::cuda::std::bit_cast<T>((bits)(words[i / per_word] >> (i % per_word * 8 * sizeof(T))));
+        }
+    }
+    __device__ __forceinline__ void set(int i, T value) {
+        if constexpr (sizeof(T) == 8) {
+            const uint64_t u = ::cuda::std::bit_cast<uint64_t>(value);
+            words[2 * i] = (uint32_t)u;
+            words[2 * i + 1] = (uint32_t)(u >> 32);
+        } else if constexpr (sizeof(T) == 4) {
+            words[i] = ::cuda::std::bit_cast<uint32_t>(value);
+        } else {
+            constexpr int per_word = 4 / sizeof(T);
+            constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
+            const int shift = i % per_word * 8 * (int)sizeof(T);
+            uint32_t &w = words[i / per_word];
+            w = (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<bits>(value) << shift;
+        }
+    }
+    // Vector u as stored in memory for an increasing line, or for a decreasing one (reversed:
+    // the lowest address holds the last scan element).
+    __device__ __forceinline__ uint4 vector(int u, bool reversed) const {
+        const uint4 v = make_uint4(words[4 * u], words[4 * u + 1], words[4 * u + 2], words[4 * u + 3]);
+        return reversed ? reverse_elements(v) : v;
+    }
+    __device__ __forceinline__ void set_vector(int u, uint4 v, bool reversed) {
+        if (reversed) v = reverse_elements(v);
+        words[4 * u] = v.x;
+        words[4 * u + 1] = v.y;
+        words[4 * u + 2] = v.z;
+        words[4 * u + 3] = v.w;
+    }
+    static __device__ __forceinline__ uint4 reverse_elements(uint4 v) {
+        if constexpr (sizeof(T) == 8) {
+            return make_uint4(v.z, v.w, v.x, v.y);
+        } else {
+            // __byte_perm selector: the word's elements in reverse order
+            constexpr unsigned within = sizeof(T) == 4 ? 0x3210 : sizeof(T) == 2 ? 0x1032 : 0x0123;
+            return make_uint4(__byte_perm(v.w, 0, within), __byte_perm(v.z, 0, within),
+                              __byte_perm(v.y, 0, within), __byte_perm(v.x, 0, within));
+        }
+    }
+};
+
+// Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
+// are left as they were (the caller masks them).
+template <class T, int ITEMS>
+__device__ __forceinline__ void fetch(const scan_args &a, const row_line<T> &l, int64_t p0,
+                                      item_pack<T, ITEMS> &raw) {
+    constexpr int vec = 16 / (int)sizeof(T);
+    const int64_t k0 = p0 - l.head;
+    if (l.vec_in && whole(a, l, p0, ITEMS)) {
+        const bool reversed = a.in_step < 0;
+        // lowest address of the first vector; later ones follow in the scan's direction
+        const uint4 *first = reinterpret_cast<const uint4 *>(reversed ? l.in - (k0 + vec - 1) : l.in + k0);
+#pragma unroll
+        for (int u = 0; u < ITEMS / vec; ++u) raw.set_vector(u, first[reversed ? -u : u], reversed);
+        return;
+    }
+    // Element by element, walking a pointer: one 64-bit address live rather than ITEMS.
+    const T *at = l.in + k0 * a.in_step;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i, at += a.in_step)
+        if (holds(a, k0 + i)) raw.set(i, *at);
+}
+
+// Writes the thread's items at virtual positions [p0, p0 + ITEMS), skipping positions outside
+// the line.
+template <class T, int ITEMS>
+__device__ __forceinline__ void put(const scan_args &a, const row_line<T> &l, int64_t p0,
+                                    const item_pack<T, ITEMS> &raw) {
+    constexpr int vec = 16 / (int)sizeof(T);
+    const int64_t k0 = p0 - l.head;
+    if (l.vec_out && whole(a, l, p0, ITEMS)) {
+        const bool reversed = a.out_step < 0;
+        uint4 *first = reinterpret_cast<uint4 *>(reversed ? l.out - (k0 + vec - 1) : l.out + k0);
+#pragma unroll
+        for (int u = 0; u < ITEMS / vec; ++u) first[reversed ? -u : u] = raw.vector(u, reversed);
+        return;
+    }
+    T *at = l.out + k0 * a.out_step;
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i, at += a.out_step)
+        if (holds(a, k0 + i)) *at = raw.get(i);
+}
+
+// The group's exclusive scan of per-thread totals, seeded with the running prefix of the
+// line so far (`start` at the line's beginning), which it then advances by the chunk's
+// aggregate.
+template <class A, int GROUP, bool BLOCK = (GROUP > 32)> struct group_scan;
+
+template <class A, int GROUP> struct group_scan<A, GROUP, false> {
+    static_assert((GROUP & (GROUP - 1)) == 0, "sub-warps are powers of two (shuffle-based WarpScan)");
+    using warp_scan = cub::WarpScan<A, GROUP>;
+    struct shared_storage {};
+    scan_op<A> op;
+    A carry;
+
+    __device__ group_scan(shared_storage &, scan_op<A> scan, A start) : op(scan), carry(start) {}
+    __device__ A exclusive(A total) {
+        if constexpr (GROUP == 1) {
+            const A prefix = carry;
+            carry = op(carry, total);
+            return prefix;
+        } else {
+            typename warp_scan::TempStorage unused;  // the shuffle variant keeps nothing in memory
+            A prefix, aggregate;
+            warp_scan(unused).ExclusiveScan(total, prefix, carry, op, aggregate);
+            carry = op(carry, aggregate);
+            return prefix;
+        }
+    }
+    __device__ void chunk_done() {}
+};
+
+template <class A, int GROUP> struct group_scan<A, GROUP, true> {
+    using block_scan = cub::BlockScan<A, GROUP, cub::BLOCK_SCAN_WARP_SCANS>;
+    using shared_storage = typename block_scan::TempStorage;
+
+    // BlockScan asks warp 0 for the chunk's prefix, given the chunk's aggregate.
+    struct running_prefix {
+        A carry;
+        scan_op<A> op;
+        __device__ A operator()(A aggregate) {
+            const A prefix = carry;
+            carry = op(carry, aggregate);
+            return prefix;
+        }
+    };
+    shared_storage &storage;
+    running_prefix prefix_op;
+
+    __device__ group_scan(shared_storage &s, scan_op<A> scan, A start) : storage(s), prefix_op{start, scan} {}
+    __device__ A exclusive(A total) {
+        A prefix;
+        block_scan(storage).ExclusiveScan(total, prefix, prefix_op.op, prefix_op);
+        return prefix;
+    }
+    // The next chunk's scan reuses the shared storage.
+    __device__ void chunk_done() { __syncthreads(); }
+};
+
+// Scans lines of a: GROUP threads per line (GROUP == rows_block_threads: the whole block),
+// ITEMS elements per thread per chunk, lines assigned grid-stride.
+template <tscan_dtype D, int GROUP, int ITEMS>
+__global__ void __launch_bounds__(
+    rows_block_threads, rows_min_blocks_per_sm(GROUP, ITEMS * (int)sizeof(typename dtype_traits<D>::A)))
+    rows_kernel(const scan_args a) {
+    using traits = dtype_traits<D>;
+    using T = typename traits::T;
+    using A = typename traits::A;
+    using group = group_scan<A, GROUP>;
+    constexpr int vec = row_geometry<D>::vec;
+    constexpr int groups_per_block = rows_block_threads / GROUP;
+    constexpr int64_t chunk = (int64_t)GROUP * ITEMS;
+    // Lines of several chunks keep two in registers: the next one's loads are in flight
+    // while this one is scanned. Sub-warps mostly see one chunk and save the registers.
+    constexpr bool prefetch = GROUP >= 32;
+    static_assert(ITEMS % vec == 0, "a thread's items are whole vectors");
+
+    __shared__ typename group::shared_storage storage;
+    const scan_op<A> op{a.prod};
+    const A pad = neutral(op);
+    const int64_t offset = (int64_t)(threadIdx.x % GROUP) * ITEMS;  // of the thread's items in a chunk
+    const int64_t stride = (int64_t)gridDim.x * groups_per_block;
+
+    const int64_t first = (int64_t)blockIdx.x * groups_per_block + threadIdx.x / GROUP;
+    for (int64_t b = first; b < a.lines; b += stride) {
+        const row_line<T> line(a, b, vec);
+        const int64_t span = line.head + a.n;
+        group scan(storage, op, a.exclusive ? op.identity() : pad);
+        item_pack<T, ITEMS> current = {}, next = {};
+        if constexpr (prefetch) fetch(a, line, offset, current);
+        for (int64_t start = 0; start < span; start += chunk) {
+            const int64_t p0 = start + offset;
+            if constexpr (prefetch) {
+                if (start + chunk < span) fetch(a, line, p0 + chunk, next);
+            } else {
+                fetch(a, line, p0, current);
+            }
+
+            A x[ITEMS];
+            const bool all_inside = whole(a, line, p0, ITEMS);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i)
+                x[i] = all_inside || holds(a, p0 - line.head + i) ? traits::load(current.get(i)) : pad;
+            A total = x[0];
+#pragma unroll
+            for (int i = 1; i < ITEMS; ++i) total = op(total, x[i]);
+            A running = scan.exclusive(total);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const A before = running;
+                running = op(running, x[i]);
+                current.set(i, traits::store(a.exclusive ? before : running));
+            }
+            put(a, line, p0, current);
+            scan.chunk_done();
+            if constexpr (prefetch) current = next;
+        }
+    }
+}
+
+// Launches rows_kernel<D, GROUP, ITEMS> over every line of a.
+template <tscan_dtype D, int GROUP, int ITEMS>
+tscan_status launch_rows(const scan_args &a, int sms, cudaStream_t stream) {
+    constexpr int64_t groups_per_block = rows_block_threads / GROUP;
+    const int64_t wanted = (a.lines + groups_per_block - 1) / groups_per_block;
+    const int64_t cap = (int64_t)sms * max_blocks_per_sm;
+    const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
+    rows_kernel<D, GROUP, ITEMS><<<blocks, rows_block_threads, 0, stream>>>(a);
+    TSCAN_LAUNCH_CHECK("rows_kernel");
+    return TSCAN_SUCCESS;
+}
+
+template <tscan_dtype D> struct rows_launcher {
+    using geometry = row_geometry<D>;
+    static constexpr int gi = geometry::group_items;
+
+    // Virtual positions before the first element in the worst line: line 0's head when every
+    // line shares its alignment, else up to a vector less one.
+    static int64_t head_slack(const scan_args &a, size_t elem_size) {
+        if (a.out_step != 1 && a.out_step != -1) return 0;
+        for (int d = 0; d < a.batch.ndim; ++d)
+            if (a.batch.out_strides[d] % geometry::vec != 0) return geometry::vec - 1;
+        return vector_head(a.out, a.out_step, elem_size, geometry::vec);
+    }
+
+    static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
+        const scan_args a = make_scan_args(p);
+        int sms = 0;
+        tscan_status s = sm_count(&sms);
+        if (s != TSCAN_SUCCESS) return s;
+        const int64_t span = a.n + head_slack(a, p->elem_size);
+        if (span <= 32 * gi) {  // one chunk: the narrowest sub-warp that holds the line
+            if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, sms, stream);
+            if (span <= 2 * gi) return launch_rows<D, 2, gi>(a, sms, stream);
+            if (span <= 4 * gi) return launch_rows<D, 4, gi>(a, sms, stream);
+            if (span <= 8 * gi) return launch_rows<D, 8, gi>(a, sms, stream);
+            if (span <= 16 * gi) return launch_rows<D, 16, gi>(a, sms, stream);
+            return launch_rows<D, 32, gi>(a, sms, stream);
+        }
+        if (a.lines >= warp_min_lines_per_sm * sms) return launch_rows<D, 32, gi>(a, sms, stream);
+        return launch_rows<D, rows_block_threads, geometry::block_items>(a, sms, stream);
+    }
+};
+
+// Signed integers run the unsigned instantiation (see kernel_dtype).
+template <tscan_dtype D> struct rows_entry {
+    static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
+        return rows_launcher<kernel_dtype(D)>::run(p, stream);
+    }
+};
+
+// Every layout: unit steps take the vector path, any other stride the element path.
+tscan_status check(const tscan_problem *) { return TSCAN_SUCCESS; }
+
+tscan_status workspace_size(const tscan_problem *, size_t *bytes) {
+    *bytes = 0;
+    return TSCAN_SUCCESS;
+}
+
+tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
+    return dispatch_dtype<rows_entry>(p->dtype, p, stream);
+}
+
+}  // namespace
+}  // namespace tscan
+
+extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::check, tscan::workspace_size,
+                                                       tscan::launch};
