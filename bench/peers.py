@@ -612,6 +612,21 @@ def main(argv=None):
     runtime, driver = cuda_versions(peers)
     rng = np.random.default_rng(args.seed)
     records, start = [], time.perf_counter()
+
+    def save():
+        # Rewritten after every case, so a run cut short still leaves a valid report of what it timed.
+        copies = [copy_record(nbytes, runner.copy_peer.copy_method, stats) for nbytes, stats in runner.copies.items()]
+        notes = ["PyTorch and CuPy widen small integer cumsum/cumprod to 64 bits; bytes_written counts the "
+                 "elements they really write (see each case's output_dtype)"]
+        report = build_report(document, args.cases, settings, runner.flush_bytes, device,
+                              {p.name: p.version for p in peers}, runtime, driver, copies, records,
+                              time.perf_counter() - start, notes)
+        with open(args.output + ".partial", "w") as f:
+            json.dump(report, f, indent=1)
+            f.write("\n")
+        os.replace(args.output + ".partial", args.output)
+
+    save()
     for index, case in enumerate(cases):
         # Peers take only increasing inclusive scans: the others are skipped without an input.
         runnable = case["direction"] == "increasing" and not case["exclusive"]
@@ -624,15 +639,7 @@ def main(argv=None):
                 if "time" in record else record["status"] + ": " + (record.get("error_message") or "")
             print(f"[{index + 1}/{len(cases)}] {record['name']}: {shown}", flush=True)
         del host
-    copies = [copy_record(nbytes, runner.copy_peer.copy_method, stats) for nbytes, stats in runner.copies.items()]
-    notes = ["PyTorch and CuPy widen small integer cumsum/cumprod to 64 bits; bytes_written counts the "
-             "elements they really write (see each case's output_dtype)"]
-    report = build_report(document, args.cases, settings, runner.flush_bytes, device,
-                          {p.name: p.version for p in peers}, runtime, driver, copies, records,
-                          time.perf_counter() - start, notes)
-    with open(args.output, "w") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
+        save()
     wrong = [r["name"] for r in records if r["status"] == "failed"]
     print(f"peers.py: {len(records)} cases, {len(wrong)} with outputs that differ from the exact answer; "
           f"report written to {args.output}", file=sys.stderr)

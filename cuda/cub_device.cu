@@ -3,6 +3,8 @@
 // caller's stream; the calls run in stream order and so share one temporary storage.
 #include <cub/device/device_scan.cuh>
 
+#include <cuda/std/functional>
+
 #include <type_traits>
 
 #include "common.cuh"
@@ -81,11 +83,11 @@ private:
 
 // One CUB scan of n items; temp == nullptr only sizes it. The int64_t count makes CUB use
 // 64-bit offsets, so a line may exceed 2^31 elements.
-template <class In, class Out, class A>
-cudaError_t device_scan(void *temp, size_t &temp_bytes, In in, Out out, scan_op<A> op, bool exclusive,
+template <class In, class Out, class Op, class A>
+cudaError_t device_scan(void *temp, size_t &temp_bytes, In in, Out out, Op op, A identity, bool exclusive,
                         int64_t n, cudaStream_t stream) {
     if (exclusive)
-        return cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out, op, op.identity(), n, stream);
+        return cub::DeviceScan::ExclusiveScan(temp, temp_bytes, in, out, op, identity, n, stream);
     return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, op, n, stream);
 }
 
@@ -100,13 +102,19 @@ template <tscan_dtype D> struct cub_lines {
                                  cudaStream_t stream) {
         const scan_op<A> op{a.prod};
         // Lines stored as their own accumulator type and contiguous in increasing order go to
-        // CUB as raw pointers: cache-modified loads, no per-element multiply.
+        // CUB as raw pointers: cache-modified loads, no per-element multiply. Sums there take
+        // cuda::std::plus, for which CUB has tuned Hopper policies; a run-time operator gets
+        // its generic policy (measured: 70% of copy on 2^28 float32).
         if constexpr (std::is_same_v<T, A>) {
-            if (a.in_step == 1 && a.out_step == 1)
-                return device_scan(temp, temp_bytes, in, out, op, a.exclusive, a.n, stream);
+            if (a.in_step == 1 && a.out_step == 1) {
+                if (!a.prod)
+                    return device_scan(temp, temp_bytes, in, out, ::cuda::std::plus<A>{}, A(0), a.exclusive, a.n,
+                                       stream);
+                return device_scan(temp, temp_bytes, in, out, op, op.identity(), a.exclusive, a.n, stream);
+            }
         }
         return device_scan(temp, temp_bytes, line_reader<D>(in, a.in_step), line_writer<D>(out, a.out_step),
-                           op, a.exclusive, a.n, stream);
+                           op, op.identity(), a.exclusive, a.n, stream);
     }
 
     static tscan_status run(const tscan_problem *p, void *workspace, size_t *bytes, cudaStream_t stream) {

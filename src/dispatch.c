@@ -14,18 +14,24 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     }
 }
 
-/* Shape-and-stride heuristics; the thresholds come from the measurements in bench/NOTES.md. */
+/* Shape-and-stride rules, each from the H100 sweep in results/ (bench/NOTES.md has the
+ * figures). A line is walked contiguously when either tensor has unit stride along the axis:
+ * a transposed input still writes whole output rows (rows beat lookback 4x there). */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
-    int contiguous_line = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
-    if (contiguous_line) {
-        /* Many lines keep every SM busy with a warp or block per line; few long lines need
-         * to be split across blocks. */
-        if (p->lines >= 1024 || p->n <= 4096) return TSCAN_ALGO_ROWS;
+    int line_contiguous = llabs(p->out_step) == 1 || llabs(p->in_step) <= 1;
+    if (line_contiguous) {
+        /* One to four long lines: CUB's device scan (70% of copy on 2^28 float32, against
+         * 60% for lookback); up to 8192 elements one block or warp per line wins. */
+        if (p->lines <= 4 && p->n >= 16384) return TSCAN_ALGO_CUB_DEVICE;
+        /* Many lines keep every SM busy with a warp or block per line; a few long ones need
+         * to be split across blocks (256 x 2^20: lookback 77%, rows 70%). */
+        if (p->lines >= 1024 || p->n <= 8192) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
-    /* Strided axis: a thread per column when there are enough columns to fill the GPU and
-     * enough of the axis per thread; otherwise split the axis into tiles. */
-    if (p->lines >= 256 * 1024 || p->n <= 16) return TSCAN_ALGO_COLUMNS;
+    /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,
+     * 65536 columns: columns 90%, lookback 82%) or the axis is too short to split; fewer
+     * columns leave SMs idle and the axis is split into tiles (16384 columns: 83% vs 62%). */
+    if (p->lines >= 32768 || p->n <= 16) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }
 
