@@ -2,7 +2,8 @@
 # On the GPU machine (from the project root, with .gpu/ carried): build, run the GPU suites
 # (large cases left to scripts/gpu_check.sh), racecheck a few small shapes of every
 # strategy, then the default benchmark sweep and the peers on the increasing inclusive
-# float32/float16 cases and the ladder. Everything goes to $OUT; a summary is printed last.
+# float32/float16 cases and the ladder. Everything goes to $OUT (seven files: the device
+# tool brings back at most eight); a summary is printed last.
 #   source .gpu/env.sh && scripts/gpu_results.sh
 set -uo pipefail
 out=${OUT:-gpu-logs}
@@ -25,9 +26,9 @@ summary+=("racecheck: rc=$? $(grep -a -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out
 timeout 240 "$bench" --output "$out/tscan-h100.json" > "$out/sweep.txt" 2> "$out/sweep.err"
 summary+=("sweep: rc=$? $(tail -2 "$out/sweep.err" | head -1)")
 "$bench" --list --algo auto --dtype float32,float16 --direction increasing --exclusive no \
-  --output "$out/peer-cases.json" > /dev/null
-timeout 200 python3 bench/peers.py --cases "$out/peer-cases.json" --output "$out/peers-h100.json" \
-  > "$out/peers.txt" 2> "$out/peers.err"
-summary+=("peers: rc=$? $(tail -1 "$out/peers.err")")
+  --output /tmp/peer-cases.json > /dev/null
+timeout 200 python3 bench/peers.py --cases /tmp/peer-cases.json --output "$out/peers-h100.json" \
+  > "$out/peers.txt" 2>&1
+summary+=("peers: rc=$? $(tail -1 "$out/peers.txt")")
 grep -a -E '\[(FAIL|----)\]' "$out/tests.log" | head -20
 printf '%s\n' "${summary[@]}"
