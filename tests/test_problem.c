@@ -1,0 +1,179 @@
+/*
+ * test_problem.c - the canonical problem (src/tensor.c) and AUTO's choices (src/dispatch.c),
+ * both host-only: dimensions dropped, ordered, merged and flipped as documented, every
+ * element reachable exactly once through the batch offsets, and AUTO taking, for each shape
+ * class of the default sweep, the strategy the committed H100 sweep found fastest.
+ * Tensor data pointers here are never dereferenced: validation and planning only read them
+ * as addresses.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tscan_internal.h"
+
+/* Two far-apart, aligned, never-dereferenced addresses for input and output views. */
+#define FAKE_IN ((void *)(uintptr_t)0x100000000000ull)
+#define FAKE_OUT ((void *)(uintptr_t)0x200000000000ull)
+
+static tscan_tensor view(void *data, uint32_t ndim, const int64_t *sizes, const int64_t *strides) {
+    tscan_tensor t;
+    cr_assert_eq(tscan_tensor_init(&t, data, TSCAN_FLOAT32, ndim, sizes, strides), TSCAN_SUCCESS, "%s",
+                 tscan_last_error());
+    return t;
+}
+
+static tscan_problem problem(const tscan_tensor *in, const tscan_tensor *out, uint32_t axis,
+                             tscan_direction direction) {
+    tscan_scan_desc desc = {TSCAN_OP_SUM, axis, direction, 0, TSCAN_ALGO_AUTO};
+    tscan_problem p;
+    cr_assert_eq(tscan_validate(&desc, in, out), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem_init(&p, &desc, in, out);
+    return p;
+}
+
+Test(problem, packed_middle_axis_keeps_the_dimensions_around_it) {
+    int64_t sizes[3] = {64, 4096, 1024};
+    tscan_tensor in = view(FAKE_IN, 3, sizes, NULL), out = view(FAKE_OUT, 3, sizes, NULL);
+    tscan_problem p = problem(&in, &out, 1, TSCAN_INCREASING);
+    cr_assert_eq(p.n, 4096);
+    cr_assert_eq(p.in_step, 1024);
+    cr_assert_eq(p.out_step, 1024);
+    cr_assert_eq(p.batch_ndim, 2, "the axis separates the two batch dimensions: no merge");
+    cr_assert_eq(p.batch_sizes[0], 64);
+    cr_assert_eq(p.batch_sizes[1], 1024);
+    cr_assert_eq(p.out_batch_strides[0], 4096 * 1024);
+    cr_assert_eq(p.out_batch_strides[1], 1);
+    cr_assert_eq(p.lines, 64 * 1024);
+    cr_assert_eq(p.reverse, 0);
+    cr_assert_eq(p.in_place, 0);
+}
+
+Test(problem, neighbouring_batch_dimensions_merge_and_size_one_dimensions_drop) {
+    int64_t sizes[5] = {2, 3, 1, 5, 7};
+    tscan_tensor in = view(FAKE_IN, 5, sizes, NULL), out = view(FAKE_OUT, 5, sizes, NULL);
+    tscan_problem p = problem(&in, &out, 4, TSCAN_INCREASING);
+    cr_assert_eq(p.batch_ndim, 1);
+    cr_assert_eq(p.batch_sizes[0], 30);
+    cr_assert_eq(p.in_batch_strides[0], 7);
+    cr_assert_eq(p.lines, 30);
+}
+
+Test(problem, batch_dimensions_order_by_decreasing_output_stride) {
+    /* A column-major output: dimension 0 is the contiguous one. */
+    int64_t sizes[3] = {4, 5, 6}, out_strides[3] = {1, 4, 20};
+    tscan_tensor in = view(FAKE_IN, 3, sizes, NULL), out = view(FAKE_OUT, 3, sizes, out_strides);
+    tscan_problem p = problem(&in, &out, 1, TSCAN_INCREASING);
+    cr_assert_eq(p.batch_ndim, 2);
+    cr_assert_eq(p.out_batch_strides[0], 20);
+    cr_assert_eq(p.out_batch_strides[1], 1, "the most nearly contiguous output dimension comes last");
+    cr_assert_eq(p.in_batch_strides[1], 30);
+}
+
+Test(problem, a_view_running_backwards_is_flipped_and_the_direction_toggles) {
+    int64_t sizes[2] = {3, 10}, strides[2] = {-10, -1};
+    /* Element (0,0) sits at the end of a 30-element block whose first element is FAKE_*. */
+    char *in_base = (char *)FAKE_IN + 29 * 4, *out_base = (char *)FAKE_OUT + 29 * 4;
+    tscan_tensor in = view(in_base, 2, sizes, strides), out = view(out_base, 2, sizes, strides);
+    tscan_problem p = problem(&in, &out, 1, TSCAN_INCREASING);
+    cr_assert_eq(p.in_step, 1);
+    cr_assert_eq(p.out_step, 1);
+    cr_assert_eq(p.reverse, 1, "increasing over a backwards view is decreasing over the forward one");
+    cr_assert_eq(p.in_batch_strides[0], 10);
+    cr_assert_eq((void *)p.in, FAKE_IN, "the base moves to the lowest address");
+    cr_assert_eq((void *)p.out, FAKE_OUT);
+}
+
+Test(problem, every_element_is_reached_once_through_the_line_offsets) {
+    /* Permuted, padded, partly negative: the offsets of all lines and steps must cover the
+     * output view's elements exactly once. */
+    int64_t sizes[4] = {3, 4, 5, 2}, out_strides[4] = {-2, 60, 12, 1};
+    tscan_tensor in = view(FAKE_IN, 4, sizes, NULL);
+    tscan_tensor out = view((char *)FAKE_OUT + 4 * 4, 4, sizes, out_strides);
+    for (uint32_t axis = 0; axis < 4; ++axis) {
+        tscan_problem p = problem(&in, &out, axis, TSCAN_DECREASING);
+        int64_t span = 300, *seen = calloc((size_t)span, sizeof *seen), count = 0;
+        for (int64_t b = 0; b < p.lines; ++b) {
+            int64_t in_off, out_off;
+            tscan_problem_line_offsets(&p, b, &in_off, &out_off);
+            for (int64_t k = 0; k < p.n; ++k) {
+                int64_t at = ((p.out - (char *)FAKE_OUT) / 4) + out_off + k * p.out_step;
+                cr_assert(at >= 0 && at < span, "axis %u: offset %lld outside the view", axis, (long long)at);
+                seen[at]++;
+                count++;
+            }
+        }
+        cr_assert_eq(count, 120, "axis %u: %lld elements reached", axis, (long long)count);
+        for (int64_t i = 0; i < span; ++i) cr_assert(seen[i] <= 1, "axis %u: address %lld twice", axis, (long long)i);
+        free(seen);
+    }
+}
+
+Test(problem, in_place_is_recognised) {
+    int64_t sizes[2] = {8, 9};
+    tscan_tensor t = view(FAKE_IN, 2, sizes, NULL);
+    tscan_problem p = problem(&t, &t, 0, TSCAN_INCREASING);
+    cr_assert_eq(p.in_place, 1);
+}
+
+/* ---- AUTO on the default sweep's shape classes --------------------------------------------- */
+
+typedef struct auto_case {
+    const char *name;
+    uint32_t ndim;
+    int64_t sizes[8];
+    uint32_t axis;
+    int transposed_input; /* input is the transpose of packed memory over the last two dims */
+    tscan_algo expected;  /* the fastest strategy for float32 sum in results/tscan-h100.json */
+} auto_case;
+
+static const auto_case sweep_classes[] = {
+    {"1d", 1, {268435456}, 0, 0, TSCAN_ALGO_CUB_DEVICE},
+    {"square_rows", 2, {16384, 16384}, 1, 0, TSCAN_ALGO_ROWS},
+    {"square_cols", 2, {16384, 16384}, 0, 0, TSCAN_ALGO_LOOKBACK},
+    {"narrow_rows", 2, {4194304, 64}, 1, 0, TSCAN_ALGO_ROWS},
+    {"medium_rows", 2, {1048576, 256}, 1, 0, TSCAN_ALGO_ROWS},
+    {"medium_cols", 2, {1048576, 256}, 0, 0, TSCAN_ALGO_LOOKBACK},
+    {"wide_rows", 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+    {"wide_cols", 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS},
+    {"middle_axis", 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
+    {"8d", 8, {2, 2, 2, 2, 2, 2, 2, 2097152}, 4, 0, TSCAN_ALGO_COLUMNS},
+    {"transposed", 2, {16384, 16384}, 1, 1, TSCAN_ALGO_ROWS},
+    {"short_line", 1, {8192}, 0, 0, TSCAN_ALGO_ROWS},
+};
+
+Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
+    for (size_t i = 0; i < sizeof sweep_classes / sizeof sweep_classes[0]; ++i) {
+        const auto_case *c = &sweep_classes[i];
+        int64_t in_strides[8];
+        tscan_tensor in = view(FAKE_IN, c->ndim, c->sizes, NULL), out = view(FAKE_OUT, c->ndim, c->sizes, NULL);
+        if (c->transposed_input) {
+            memcpy(in_strides, in.strides, sizeof in_strides);
+            in_strides[c->ndim - 1] = c->sizes[c->ndim - 2];
+            in_strides[c->ndim - 2] = 1;
+            in = view(FAKE_IN, c->ndim, c->sizes, in_strides);
+        }
+        tscan_scan_desc desc = {TSCAN_OP_SUM, c->axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        tscan_algo chosen = TSCAN_ALGO_AUTO;
+        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s: %s", c->name,
+                     tscan_last_error());
+        cr_expect_eq(chosen, c->expected, "%s: AUTO chose %s, the sweep measured %s fastest", c->name,
+                     tscan_algo_name(chosen), tscan_algo_name(c->expected));
+    }
+}
+
+Test(auto_dispatch, direction_and_exclusive_do_not_change_the_choice) {
+    int64_t sizes[2] = {16384, 16384};
+    tscan_tensor in = view(FAKE_IN, 2, sizes, NULL), out = view(FAKE_OUT, 2, sizes, NULL);
+    for (uint32_t axis = 0; axis < 2; ++axis) {
+        tscan_algo first = TSCAN_ALGO_AUTO;
+        for (int form = 0; form < 4; ++form) {
+            tscan_scan_desc desc = {TSCAN_OP_SUM, axis, (tscan_direction)(form & 1), form >> 1, TSCAN_ALGO_AUTO};
+            tscan_algo chosen;
+            cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+            if (form == 0) first = chosen;
+            cr_expect_eq(chosen, first, "axis %u form %d: %s vs %s", axis, form, tscan_algo_name(chosen),
+                         tscan_algo_name(first));
+        }
+    }
+}
