@@ -67,6 +67,15 @@ static char *git_output(const char *args) {
     return text;
 }
 
+/* A tree copied without its .git (as sent to a GPU machine) names its commit in the
+ * environment instead: TSCAN_GIT_COMMIT, and TSCAN_GIT_DIRTY (0 or 1) when known. */
+static char *commit_from_environment(int *dirty) {
+    const char *commit = getenv("TSCAN_GIT_COMMIT"), *flag = getenv("TSCAN_GIT_DIRTY");
+    if (!commit || !*commit) return NULL;
+    *dirty = flag && *flag ? atoi(flag) != 0 : -1;
+    return strdup(commit);
+}
+
 static void add_version(cJSON *object, const char *key, int version) {
     char text[32];
     if (version <= 0) {
@@ -89,6 +98,7 @@ static cJSON *context_json(const run_context *context) {
     struct tm utc;
     char *commit = git_output("rev-parse HEAD");
     char *status = commit ? git_output("status --porcelain --untracked-files=no") : NULL;
+    int dirty = status ? status[0] != '\0' : -1;
     char *line = command_line(context->argc, context->argv);
     int runtime = 0, driver = 0;
 
@@ -102,8 +112,9 @@ static cJSON *context_json(const run_context *context) {
     cJSON_AddNumberToObject(object, "num_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     cJSON_AddStringToObject(object, "library_version", tscan_version_string());
     cJSON_AddStringToObject(object, "library_build_type", TSCAN_BENCH_BUILD_TYPE);
+    if (!commit) commit = commit_from_environment(&dirty);
     add_string_or_null(object, "git_commit", commit);
-    if (commit && status) cJSON_AddBoolToObject(object, "git_dirty", status[0] != '\0');
+    if (commit && dirty >= 0) cJSON_AddBoolToObject(object, "git_dirty", dirty);
     else cJSON_AddNullToObject(object, "git_dirty");
     if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
     if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
