@@ -3,8 +3,12 @@
 # then the default benchmark sweep and the peers on the increasing inclusive float32/float16
 # cases and the ladder. Six files go to $OUT (the device tool brings back at most eight):
 # build.log, check.log, sweep.txt, tscan-h100.json, peers.txt, peers-h100.json.
+# The tree arrives without .git: write the commit first, here, with
+#   git rev-parse HEAD > .gpu/commit; git diff --quiet HEAD && echo 0 > .gpu/dirty || echo 1 > .gpu/dirty
+# and the reports carry it (TSCAN_GIT_COMMIT, TSCAN_GIT_DIRTY).
 #   source .gpu/env.sh && scripts/gpu_results.sh
 set -uo pipefail
+[ -f .gpu/commit ] && export TSCAN_GIT_COMMIT=$(cat .gpu/commit) TSCAN_GIT_DIRTY=$(cat .gpu/dirty 2>/dev/null)
 out=${OUT:-gpu-logs}
 bench=build-gpu/bench/tscan-bench
 scripts/gpu_check.sh --quick || exit 1
