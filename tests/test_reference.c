@@ -342,9 +342,10 @@ Test(reference, uint64_product_of_41_threes) {
 
 /* ---- floating point: accumulators, rounding, specials -------------------------------------- */
 
-/* Scans `n` values (float64 constants) as a 1-D line of dtype t; output values in out. */
-static void scan_floats(tscan_dtype t, tscan_op op, tscan_direction direction, int64_t n,
-                        const double *values, double *out) {
+/* Scans `n` values (float64 constants) as a 1-D line of dtype t, inclusive or exclusive;
+ * output values in out. */
+static void scan_floats_form(tscan_dtype t, tscan_op op, tscan_direction direction, int exclusive, int64_t n,
+                             const double *values, double *out) {
     const size_t elem = tscan_dtype_size(t);
     unsigned char *in_buf = malloc((size_t)n * elem), *out_buf = malloc((size_t)n * elem);
     cr_assert(in_buf && out_buf);
@@ -353,12 +354,17 @@ static void scan_floats(tscan_dtype t, tscan_op op, tscan_direction direction, i
     tscan_tensor input, output;
     tscan_tensor_init(&input, in_buf, t, 1, &n, NULL);
     tscan_tensor_init(&output, out_buf, t, 1, &n, NULL);
-    tscan_scan_desc desc = {op, 0, direction, 0, TSCAN_ALGO_AUTO};
+    tscan_scan_desc desc = {op, 0, direction, exclusive, TSCAN_ALGO_AUTO};
     cr_assert_eq(tscan_scan_reference(&desc, &input, &output), TSCAN_SUCCESS, "%s", tscan_last_error());
     for (int64_t i = 0; i < n; ++i)
         out[i] = tu_get(t, out_buf + i * elem);
     free(in_buf);
     free(out_buf);
+}
+
+static void scan_floats(tscan_dtype t, tscan_op op, tscan_direction direction, int64_t n, const double *values,
+                        double *out) {
+    scan_floats_form(t, op, direction, 0, n, values, out);
 }
 
 Test(reference, half_types_accumulate_in_float32_and_round_each_output) {
@@ -440,6 +446,28 @@ Test(reference, nan_and_infinities_propagate) {
         cr_assert(out[0] == 1 && isnan(out[1]) && isnan(out[2]), "%s NaN sum", name);
         scan_floats((tscan_dtype)t, TSCAN_OP_PROD, TSCAN_DECREASING, 3, with_nan, out);
         cr_assert(isnan(out[0]) && isnan(out[1]) && out[2] == 2, "%s NaN decreasing prod", name);
+    }
+}
+
+Test(reference, the_sign_of_zero_follows_the_definition) {
+    /* Inclusive out[k] = x[0] + ... + x[k]: a line of -0 stays -0 (starting from the identity
+     * +0 would give +0). Exclusive out[k] = e + x[0] + ... + x[k-1]: +0 throughout. */
+    const double zeros[3] = {-0.0, -0.0, -0.0};
+    for (int t = 0; t < TSCAN_DTYPE_COUNT; ++t) {
+        if (!tu_dtype_is_float((tscan_dtype)t))
+            continue;
+        const char *name = tscan_dtype_name((tscan_dtype)t);
+        double out[3];
+        for (int direction = 0; direction < 2; ++direction) {
+            scan_floats_form((tscan_dtype)t, TSCAN_OP_SUM, (tscan_direction)direction, 0, 3, zeros, out);
+            for (int k = 0; k < 3; ++k)
+                cr_assert(out[k] == 0 && signbit(out[k]), "%s inclusive direction %d: out[%d] is %+g, not -0", name,
+                          direction, k, out[k]);
+            scan_floats_form((tscan_dtype)t, TSCAN_OP_SUM, (tscan_direction)direction, 1, 3, zeros, out);
+            for (int k = 0; k < 3; ++k)
+                cr_assert(out[k] == 0 && !signbit(out[k]), "%s exclusive direction %d: out[%d] is -0, not +0", name,
+                          direction, k);
+        }
     }
 }
 
