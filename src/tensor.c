@@ -50,8 +50,6 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
     p->op = desc->op;
     p->exclusive = desc->exclusive;
     p->reverse = desc->direction == TSCAN_DECREASING;
-    p->in_place = tscan_same_view(input, output);
-    p->algo = desc->algo;
     p->in = (const char *)input->data;
     p->out = (char *)output->data;
     p->n = input->sizes[axis];

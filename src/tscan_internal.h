@@ -66,7 +66,6 @@ typedef struct tscan_problem {
     tscan_op op;
     int exclusive;
     int reverse;                               /* 1: scan from element n-1 down to element 0 */
-    int in_place;                              /* input and output are the same view */
     const char *in;                            /* bytes; element 0 of line 0 */
     char *out;
     int64_t n;                                 /* line length, >= 1 */
@@ -76,7 +75,6 @@ typedef struct tscan_problem {
     int64_t in_batch_strides[TSCAN_MAX_DIMS];  /* elements */
     int64_t out_batch_strides[TSCAN_MAX_DIMS];
     int64_t lines;                             /* product of batch_sizes (1 when batch_ndim == 0) */
-    tscan_algo algo;                           /* as requested; AUTO is resolved by tscan_choose_algo */
 } tscan_problem;
 
 /* Builds the canonical problem. Precondition: tscan_validate passed and the tensor is not
