@@ -6,8 +6,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <cuda/std/bit>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tscan_internal.h"
 
@@ -108,10 +110,77 @@ constexpr tscan_dtype kernel_dtype(tscan_dtype d) {
 }
 
 // ---- the operator: a run-time choice, uniform across the launch --------------------------
+// Two starting values. identity() is what the definition starts an exclusive scan from (+0 for
+// sums). neutral() leaves every x unchanged, -0 included: -0 for a float sum, since +0 + -0 is
+// +0. Inclusive scans start from neutral(), and partial reductions and padding use it, so that
+// a line of -0 scans to -0 as in the reference.
 template <class A> struct scan_op {
     bool prod;
     __host__ __device__ __forceinline__ A operator()(A a, A b) const { return prod ? a * b : a + b; }
     __host__ __device__ __forceinline__ A identity() const { return prod ? A(1) : A(0); }
+    __host__ __device__ __forceinline__ A neutral() const {
+        if constexpr (std::is_floating_point_v<A>) return prod ? A(1) : -A(0);
+        return identity();
+    }
+    // The value a scan starts from, before its first element.
+    __host__ __device__ __forceinline__ A start(bool exclusive) const { return exclusive ? identity() : neutral(); }
+};
+
+// ---- ITEMS storage elements packed in 32-bit words --------------------------------------
+// Byte and half types take a register per word, not per element, and move as 16-byte vectors.
+template <class T, int ITEMS> struct item_pack {
+    static_assert(ITEMS * sizeof(T) % 4 == 0, "whole words (vector() and set_vector() take 16-byte ones)");
+    using bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, T>>;
+    uint32_t words[ITEMS * sizeof(T) / 4];
+
+    __device__ __forceinline__ T get(int i) const {
+        if constexpr (sizeof(T) == 8) {
+            return ::cuda::std::bit_cast<T>((uint64_t)words[2 * i] | (uint64_t)words[2 * i + 1] << 32);
+        } else if constexpr (sizeof(T) == 4) {
+            return ::cuda::std::bit_cast<T>(words[i]);
+        } else {
+            constexpr int per_word = 4 / sizeof(T);
+            return ::cuda::std::bit_cast<T>((bits)(words[i / per_word] >> (i % per_word * 8 * sizeof(T))));
+        }
+    }
+    __device__ __forceinline__ void set(int i, T value) {
+        if constexpr (sizeof(T) == 8) {
+            const uint64_t u = ::cuda::std::bit_cast<uint64_t>(value);
+            words[2 * i] = (uint32_t)u;
+            words[2 * i + 1] = (uint32_t)(u >> 32);
+        } else if constexpr (sizeof(T) == 4) {
+            words[i] = ::cuda::std::bit_cast<uint32_t>(value);
+        } else {
+            constexpr int per_word = 4 / sizeof(T);
+            constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
+            const int shift = i % per_word * 8 * (int)sizeof(T);
+            uint32_t &w = words[i / per_word];
+            w = (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<bits>(value) << shift;
+        }
+    }
+    // Vector u as stored in memory for an increasing line, or for a decreasing one (reversed:
+    // the lowest address holds the last scan element).
+    __device__ __forceinline__ uint4 vector(int u, bool reversed) const {
+        const uint4 v = make_uint4(words[4 * u], words[4 * u + 1], words[4 * u + 2], words[4 * u + 3]);
+        return reversed ? reverse_elements(v) : v;
+    }
+    __device__ __forceinline__ void set_vector(int u, uint4 v, bool reversed) {
+        if (reversed) v = reverse_elements(v);
+        words[4 * u] = v.x;
+        words[4 * u + 1] = v.y;
+        words[4 * u + 2] = v.z;
+        words[4 * u + 3] = v.w;
+    }
+    static __device__ __forceinline__ uint4 reverse_elements(uint4 v) {
+        if constexpr (sizeof(T) == 8) {
+            return make_uint4(v.z, v.w, v.x, v.y);
+        } else {
+            // __byte_perm selector: the word's elements in reverse order
+            constexpr unsigned within = sizeof(T) == 4 ? 0x3210 : sizeof(T) == 2 ? 0x1032 : 0x0123;
+            return make_uint4(__byte_perm(v.w, 0, within), __byte_perm(v.z, 0, within),
+                              __byte_perm(v.y, 0, within), __byte_perm(v.x, 0, within));
+        }
+    }
 };
 
 // ---- the kernel-side view of a tscan_problem ----------------------------------------------

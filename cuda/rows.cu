@@ -14,7 +14,6 @@
 // element: the same code, every layout, just fewer bytes per instruction.
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
-#include <cuda/std/bit>
 
 #include <type_traits>
 
@@ -49,14 +48,6 @@ template <tscan_dtype D> struct row_geometry {
     static constexpr int group_items = 32 / (int)sizeof(A) > vec ? 32 / (int)sizeof(A) : vec;
     static constexpr int block_items = 64 / (int)sizeof(A) > vec ? 64 / (int)sizeof(A) : vec;
 };
-
-// x ⊕ neutral == x for every x: the identity, except -0.0 for a float sum (+0.0 turns a
-// leading -0.0 into +0.0). Inclusive scans start from it and every scan pads with it, so that
-// out[0] is x[0] bit for bit, as in the reference.
-template <class A> __device__ __forceinline__ A neutral(scan_op<A> op) {
-    if constexpr (std::is_floating_point_v<A>) return op.prod ? A(1) : -A(0);
-    return op.identity();
-}
 
 // Virtual position of a unit-step line's first element: the count of elements between it and
 // the 16-byte boundary that starts its first vector, in the direction of the scan.
@@ -107,63 +98,6 @@ template <class T>
 __device__ __forceinline__ bool whole(const scan_args &a, const row_line<T> &l, int64_t p0, int items) {
     return p0 >= l.head && p0 - l.head + items <= a.n;
 }
-
-// ITEMS storage elements packed in 32-bit words, so that byte and half types take a register
-// per word, not per element, and move as 16-byte vectors.
-template <class T, int ITEMS> struct item_pack {
-    static_assert(ITEMS * sizeof(T) % 16 == 0, "whole 16-byte vectors");
-    using bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, T>>;
-    uint32_t words[ITEMS * sizeof(T) / 4];
-
-    __device__ __forceinline__ T get(int i) const {
-        if constexpr (sizeof(T) == 8) {
-            return ::cuda::std::bit_cast<T>((uint64_t)words[2 * i] | (uint64_t)words[2 * i + 1] << 32);
-        } else if constexpr (sizeof(T) == 4) {
-            return ::cuda::std::bit_cast<T>(words[i]);
-        } else {
-            constexpr int per_word = 4 / sizeof(T);
-            return ::cuda::std::bit_cast<T>((bits)(words[i / per_word] >> (i % per_word * 8 * sizeof(T))));
-        }
-    }
-    __device__ __forceinline__ void set(int i, T value) {
-        if constexpr (sizeof(T) == 8) {
-            const uint64_t u = ::cuda::std::bit_cast<uint64_t>(value);
-            words[2 * i] = (uint32_t)u;
-            words[2 * i + 1] = (uint32_t)(u >> 32);
-        } else if constexpr (sizeof(T) == 4) {
-            words[i] = ::cuda::std::bit_cast<uint32_t>(value);
-        } else {
-            constexpr int per_word = 4 / sizeof(T);
-            constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
-            const int shift = i % per_word * 8 * (int)sizeof(T);
-            uint32_t &w = words[i / per_word];
-            w = (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<bits>(value) << shift;
-        }
-    }
-    // Vector u as stored in memory for an increasing line, or for a decreasing one (reversed:
-    // the lowest address holds the last scan element).
-    __device__ __forceinline__ uint4 vector(int u, bool reversed) const {
-        const uint4 v = make_uint4(words[4 * u], words[4 * u + 1], words[4 * u + 2], words[4 * u + 3]);
-        return reversed ? reverse_elements(v) : v;
-    }
-    __device__ __forceinline__ void set_vector(int u, uint4 v, bool reversed) {
-        if (reversed) v = reverse_elements(v);
-        words[4 * u] = v.x;
-        words[4 * u + 1] = v.y;
-        words[4 * u + 2] = v.z;
-        words[4 * u + 3] = v.w;
-    }
-    static __device__ __forceinline__ uint4 reverse_elements(uint4 v) {
-        if constexpr (sizeof(T) == 8) {
-            return make_uint4(v.z, v.w, v.x, v.y);
-        } else {
-            // __byte_perm selector: the word's elements in reverse order
-            constexpr unsigned within = sizeof(T) == 4 ? 0x3210 : sizeof(T) == 2 ? 0x1032 : 0x0123;
-            return make_uint4(__byte_perm(v.w, 0, within), __byte_perm(v.z, 0, within),
-                              __byte_perm(v.y, 0, within), __byte_perm(v.x, 0, within));
-        }
-    }
-};
 
 // Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
 // are left as they were (the caller masks them).
@@ -283,7 +217,7 @@ __global__ void __launch_bounds__(
 
     __shared__ typename group::shared_storage storage;
     const scan_op<A> op{a.prod};
-    const A pad = neutral(op);
+    const A pad = op.neutral();
     const int64_t offset = (int64_t)(threadIdx.x % GROUP) * ITEMS;  // of the thread's items in a chunk
     const int64_t stride = (int64_t)gridDim.x * groups_per_block;
 
@@ -291,7 +225,7 @@ __global__ void __launch_bounds__(
     for (int64_t b = first; b < a.lines; b += stride) {
         const row_line<T> line(a, b, vec);
         const int64_t span = line.head + a.n;
-        group scan(storage, op, a.exclusive ? op.identity() : pad);
+        group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};
         if constexpr (prefetch) fetch(a, line, offset, current);
         for (int64_t start = 0; start < span; start += chunk) {

@@ -110,7 +110,7 @@ int tu_values_equal(tscan_dtype t, const void *a, const void *b) {
     if (!tu_dtype_is_float(t))
         return tu_get_u64(t, a) == tu_get_u64(t, b);
     double x = tu_get(t, a), y = tu_get(t, b);
-    return x == y || (isnan(x) && isnan(y));
+    return (x == y && !signbit(x) == !signbit(y)) || (isnan(x) && isnan(y));
 }
 
 /* ---- views ------------------------------------------------------------------------------ */
@@ -238,6 +238,7 @@ const char *tu_layout_name(tu_layout_kind kind) {
     case TU_LAYOUT_NEGATIVE: return "negative";
     case TU_LAYOUT_BROADCAST: return "broadcast";
     case TU_LAYOUT_IN_PLACE: return "in_place";
+    case TU_LAYOUT_TRANSPOSED: return "transposed";
     default: return "?";
     }
 }
@@ -366,6 +367,10 @@ void tu_layout_make(tu_layout *l, const tu_case *c) {
         shuffle_order(&r, &in, ndim);
         add_padding(&r, &in, ndim);
         in.negated = (unsigned)tu_rng_below(&r, 1u << ndim);
+        break;
+    case TU_LAYOUT_TRANSPOSED:
+        for (uint32_t d = 0; d < ndim; ++d)
+            in.order[d] = ndim - 1 - d;
         break;
     default: abort();
     }

@@ -50,8 +50,8 @@ uint64_t tu_get_u64(tscan_dtype t, const void *p);
 /* Stores the low bits of v (an integer modulo 2^bits, or a float's bit pattern). */
 void tu_set_u64(tscan_dtype t, void *p, uint64_t v);
 
-/* Whether two elements hold the same value: integers bit for bit, floats by value
- * (+0 == -0), NaN equal to NaN whatever the payloads. */
+/* Whether two elements hold the same value: integers bit for bit, floats by value and
+ * sign (-0 differs from +0: the reference defines it), NaN equal to NaN whatever the payloads. */
 int tu_values_equal(tscan_dtype t, const void *a, const void *b);
 
 /* ---- views ------------------------------------------------------------------------------ */
@@ -108,6 +108,7 @@ typedef enum tu_layout_kind {
     TU_LAYOUT_NEGATIVE,  /* some strides negated (input and output chosen independently) */
     TU_LAYOUT_BROADCAST, /* the input has stride 0 on some dimensions (maybe the axis); output packed */
     TU_LAYOUT_IN_PLACE,  /* output is the very same view as the input: permuted, padded, negated */
+    TU_LAYOUT_TRANSPOSED, /* the input stores its dimensions in reverse order; output packed */
     TU_LAYOUT_COUNT
 } tu_layout_kind;
 
@@ -172,7 +173,8 @@ void tu_matrix_case(size_t index, tu_case *c);
 
 /*
  * Tolerance. Integers, and floats whose data makes every order exact (tu_case_tolerance_k
- * answers 0), compare exactly: equal values (+0 == -0), or both NaN whatever the payload.
+ * answers 0), compare exactly: equal values of the same sign (-0 is not +0; no association
+ * of such data changes the sign of a zero), or both NaN whatever the payload.
  * Other floats compare with
  *     sum:   |a - b| <= k * u * S      + ulp(max(|a|, |b|))
  *     prod:  |a - b| <= k * u * m * P  + ulp(max(|a|, |b|))
