@@ -108,10 +108,12 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
 
 // Warp 0 of a block: publishes the tile's per-line aggregate, looks back over its chain for
 // the exclusive prefix, publishes the inclusive prefix and returns the exclusive one. Lane l
-// serves line l % Cols. The last tile of a chain publishes nothing: no one reads it.
+// serves line l % Cols. The last tile of a chain publishes nothing: no one reads it. The
+// chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
+// so that the sign of a zero sum is the reference's.
 template <int Cols, class A>
 __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op,
-                                   int64_t tile, int64_t chunk, int64_t group, A aggregate) {
+                                   int64_t tile, int64_t chunk, int64_t group, A start, A aggregate) {
     constexpr int kFlagLoads = flag_loads_per_lane<Cols>();
     constexpr int kWindowTiles = 32 * kFlagLoads;
     constexpr int kLanesPerCol = 32 / Cols;
@@ -128,8 +130,8 @@ __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &s
             cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_release);
     };
     if (chunk == 0) {
-        if (has_successor) publish(st.inclusive, aggregate, kInclusive);
-        return op.identity();
+        if (has_successor) publish(st.inclusive, op(start, aggregate), kInclusive);
+        return start;
     }
     if (has_successor) publish(st.aggregate, aggregate, kAggregate);
 
@@ -137,7 +139,7 @@ __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &s
     // chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
     // predecessors l + 32 w; the warp shares them through ballots, so every line sees the same
     // statuses and the control flow stays uniform.
-    A prefix = op.identity();
+    A prefix = op.neutral();
     for (int64_t base = 0;;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
 #pragma unroll
@@ -165,7 +167,7 @@ __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &s
         __syncwarp();
         const int64_t real = chunk - base;  // predecessors of the window that exist
         const int count = (int)min((int64_t)min(first + 1, kWindowTiles), real);
-        A sum = op.identity();
+        A sum = op.neutral();
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
             const int end = min(count - 32 * w, 32);
@@ -193,6 +195,11 @@ __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &s
 // and transposed through shared memory, padded one slot per 128 bytes so that each thread's
 // run of R elements starts on its own bank. Either way the scanned rows wait in shared memory
 // during the look-back, so that they hold no registers there.
+//
+// A column block whose output is contiguous along the axis (a transposed input: lines are
+// neighbours in the input, rows in the output) stores line by line instead: the finished
+// tile goes through shared memory, padded one slot per row of slots so that a warp reads a
+// line's rows from distinct banks, and each warp writes a run of one line's rows.
 template <tscan_dtype D, int Cols>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     lookback_kernel(scan_args a, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
@@ -204,17 +211,20 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     constexpr int kSlots = 128 / sizeof(A);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
+    static_assert((R - 1) * (kThreads + 1) + kThreads <= kThreads * R + kThreads * R / kSlots,
+                  "a column block's padded slots fit s_items");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
     const int first_row = kTransposed ? t : warp * R;
     // Shared-memory slot of the thread's scanned row r, and of the element loaded striped as row i.
-    const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * kThreads + t; };
+    const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
     const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
 
     __shared__ long long s_claim;
     __shared__ A s_warp_total[kWarps][32];
     __shared__ A s_tile_prefix[32];
+    __shared__ T *s_line_out[32];  // line-major stores: each line's output base
     __shared__ A s_items[kThreads * R + kThreads * R / kSlots];
 
     // A tile is claimed only when the block can start it: a claimed tile that waits behind
@@ -246,7 +256,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
-                items[i] = i * kRowStride < left ? Traits::load(in[offset]) : op.identity();
+                items[i] = i * kRowStride < left ? Traits::load(in[offset]) : op.neutral();
         }
         if (kTransposed) {
 #pragma unroll
@@ -273,9 +283,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
         __syncthreads();
 
         if (warp == 0) {
-            A aggregate = op.identity();
+            A aggregate = op.neutral();
             for (int w = 0; w < kWarps; ++w) aggregate = op(aggregate, s_warp_total[w][col]);
-            const A tile_prefix = publish_and_look_back<Cols>(L, st, op, tile, chunk, group, aggregate);
+            const A tile_prefix = publish_and_look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), aggregate);
             if (lane < Cols) s_tile_prefix[lane] = tile_prefix;
         }
         __syncthreads();
@@ -291,15 +301,31 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 #pragma unroll
             for (int r = 0; r < R; ++r) items[r] = op(prefix, s_items[own_slot(r)]);
         }
-        if (kTransposed) {
+        const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
+        if (kTransposed || line_by_line) {
             // Each thread overwrites only its own slots: no barrier needed before.
 #pragma unroll
             for (int r = 0; r < R; ++r) s_items[own_slot(r)] = items[r];
+            if (line_by_line && warp == 0) s_line_out[lane] = out;
             __syncthreads();
-#pragma unroll
-            for (int i = 0; i < R; ++i) items[i] = s_items[striped_slot(i)];
         }
-        {
+        if (line_by_line) {
+            // Thread t writes row t % kTileRows of every kLineSteps-th line of the tile.
+            constexpr int kTileRows = kWarps * R;
+            constexpr int kLineSteps = kThreads / kTileRows;
+            const int row = t % kTileRows;
+            const int64_t k = chunk * L.rows + row;
+            const int slot = row % R * (kThreads + 1) + row / R * 32;  // own_slot of (line 0, row)
+            if (k < a.n) {
+#pragma unroll 4
+                for (int c = t / kTileRows; c < Cols; c += kLineSteps)
+                    if (T *line_out = s_line_out[c]) line_out[k * a.out_step] = Traits::store(s_items[slot + c]);
+            }
+        } else {
+            if (kTransposed) {
+#pragma unroll
+                for (int i = 0; i < R; ++i) items[i] = s_items[striped_slot(i)];
+            }
             int64_t offset = k0 * a.out_step;
             const int64_t step = kRowStride * a.out_step;
 #pragma unroll

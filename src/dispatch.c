@@ -14,18 +14,22 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     }
 }
 
-/* Shape-and-stride rules, each from the H100 sweep in results/ (bench/NOTES.md has the
- * figures). A line is walked contiguously when either tensor has unit stride along the axis:
- * a transposed input still writes whole output rows (rows beat lookback 4x there). */
+/* Shape-and-stride rules, each from the H100 sweeps in results/ (bench/NOTES.md has the
+ * figures). */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
-    int line_contiguous = llabs(p->out_step) == 1 || llabs(p->in_step) <= 1;
-    if (line_contiguous) {
+    /* Output rows read down input columns (a transposed input): lookback's column blocks read
+     * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
+     * gather the input element by element. Needs lines and rows enough to fill a tile. */
+    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= 32 && p->n >= 256)
+        return TSCAN_ALGO_LOOKBACK;
+    if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines: CUB's device scan (70% of copy on 2^28 float32, against
          * 60% for lookback); up to 8192 elements one block or warp per line wins. */
         if (p->lines <= 4 && p->n >= 16384) return TSCAN_ALGO_CUB_DEVICE;
         /* Many lines keep every SM busy with a warp or block per line; a few long ones need
-         * to be split across blocks (256 x 2^20: lookback 77%, rows 70%). */
-        if (p->lines >= 1024 || p->n <= 8192) return TSCAN_ALGO_ROWS;
+         * to be split across blocks (256 x 2^20 float32: lookback 75%, rows 70%), except for
+         * 1- and 2-byte elements, which lookback loads one at a time (rows 66%, lookback 51%). */
+        if (p->lines >= 1024 || p->n <= 8192 || p->elem_size <= 2) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,

@@ -139,7 +139,7 @@ static const auto_case sweep_classes[] = {
     {"wide_cols", 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS},
     {"middle_axis", 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
     {"8d", 8, {2, 2, 2, 2, 2, 2, 2, 2097152}, 4, 0, TSCAN_ALGO_COLUMNS},
-    {"transposed", 2, {16384, 16384}, 1, 1, TSCAN_ALGO_ROWS},
+    {"transposed", 2, {16384, 16384}, 1, 1, TSCAN_ALGO_LOOKBACK},
     {"short_line", 1, {8192}, 0, 0, TSCAN_ALGO_ROWS},
 };
 
@@ -160,6 +160,26 @@ Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
                      tscan_last_error());
         cr_expect_eq(chosen, c->expected, "%s: AUTO chose %s, the sweep measured %s fastest", c->name,
                      tscan_algo_name(chosen), tscan_algo_name(c->expected));
+    }
+}
+
+/* A few long contiguous lines of 1- and 2-byte elements go to rows, 4- and 8-byte ones to
+ * lookback (256x1048576 on axis 1 in results/tscan-h100.json: rows 66% vs lookback 51% for
+ * float16, lookback 75% vs rows 70% for float32). */
+Test(auto_dispatch, few_long_lines_depend_on_the_element_size) {
+    static const struct { tscan_dtype dtype; tscan_algo expected; } by_size[] = {
+        {TSCAN_INT8, TSCAN_ALGO_ROWS}, {TSCAN_FLOAT16, TSCAN_ALGO_ROWS}, {TSCAN_BFLOAT16, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT32, TSCAN_ALGO_LOOKBACK}, {TSCAN_INT64, TSCAN_ALGO_LOOKBACK}};
+    const int64_t sizes[2] = {256, 1048576};
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, by_size[i].dtype, 2, sizes, NULL), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, by_size[i].dtype, 2, sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, 1, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        tscan_algo chosen = TSCAN_ALGO_AUTO;
+        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        cr_expect_eq(chosen, by_size[i].expected, "%s: AUTO chose %s, expected %s", tscan_dtype_name(by_size[i].dtype),
+                     tscan_algo_name(chosen), tscan_algo_name(by_size[i].expected));
     }
 }
 
