@@ -177,9 +177,13 @@ static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_stra
     sub_in.sizes[largest] = sub_out.sizes[largest] = (in->sizes[largest] + PROBE_FRACTION - 1) / PROBE_FRACTION;
     if (gpu_strategy && tscan_scan_supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
     if (b->begin_case(b, desc, &sub_in, &sub_out, &workspace, err, errlen)) return -1;
-    if (b->run_timed(b, desc, &sub_in, &sub_out, &seconds, err, errlen)) {
-        b->end_case(b);
-        return -1;
+    /* Twice, keeping the second: the first launch of a kernel pays one-time costs (lazy module
+     * loading: 2 ms measured, which put a 0.76 ms case at 0.13 s). */
+    for (int pass = 0; pass < 2; ++pass) {
+        if (b->run_timed(b, desc, &sub_in, &sub_out, &seconds, err, errlen)) {
+            b->end_case(b);
+            return -1;
+        }
     }
     b->end_case(b);
     *estimate = seconds * (double)in->sizes[largest] / (double)sub_in.sizes[largest];
