@@ -15,7 +15,11 @@ PyTorch (and CuPy, following NumPy) widen small integer cumsum/cumprod to 64 bit
 counts the bytes really moved (output_dtype, bytes_written) and says so in the case's notes.
 Peers have no reverse or exclusive scan: those cases are recorded as skipped.
 
-    python3 bench/peers.py --cases cases.json --output peers.json [--peers torch,cupy]
+    python3 bench/peers.py --cases cases.json --output peers.json [--peers torch,cupy] [--resume]
+
+With --resume, the cases already in --output are kept and only the others are timed: a long
+run cut short by a time limit goes on where it stopped (each case draws its input from the
+seed and its own index, so the data do not depend on where a run began).
 """
 import argparse
 import datetime
@@ -242,7 +246,11 @@ def copy_record(nbytes, method, time_stats):
 
 
 def git_state():
-    """(commit, dirty) of the tree this script is in; (None, None) without git or a repository."""
+    """(commit, dirty) of the tree this script is in; (None, None) without git or a repository.
+    TSCAN_GIT_COMMIT and TSCAN_GIT_DIRTY (0 or 1) stand in for git, as for tscan-bench, where
+    the tree travelled without .git."""
+    if os.environ.get("TSCAN_GIT_COMMIT"):
+        return os.environ["TSCAN_GIT_COMMIT"], os.environ.get("TSCAN_GIT_DIRTY", "") == "1"
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -579,6 +587,8 @@ def parse_args(argv):
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--device", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0x5EED)
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cases already in --output and time only the others")
     args = parser.parse_args(argv)
     names = args.peers.split(",")
     if not names or any(name not in PEERS for name in names):
@@ -610,14 +620,25 @@ def main(argv=None):
     device = describe_device(args.device, peers)
     runner = Runner(peers, settings, device)
     runtime, driver = cuda_versions(peers)
-    rng = np.random.default_rng(args.seed)
-    records, start = [], time.perf_counter()
+    records, kept_copies, start = [], [], time.perf_counter()
+    notes = ["PyTorch and CuPy widen small integer cumsum/cumprod to 64 bits; bytes_written counts the "
+             "elements they really write (see each case's output_dtype)"]
+    if args.resume and os.path.exists(args.output):
+        try:
+            with open(args.output) as f:
+                previous = json.load(f)
+            records, kept_copies = list(previous["benchmarks"]), list(previous["copies"])
+        except (OSError, ValueError, KeyError) as e:
+            print(f"peers.py: --resume: cannot read {args.output}: {e}", file=sys.stderr)
+            return 2
+        notes.append("resumed: cases from more than one run; each case's percent_of_copy uses the copy "
+                     "timed in its own run")
+    done = {r["name"] for r in records}
 
     def save():
         # Rewritten after every case, so a run cut short still leaves a valid report of what it timed.
         copies = [copy_record(nbytes, runner.copy_peer.copy_method, stats) for nbytes, stats in runner.copies.items()]
-        notes = ["PyTorch and CuPy widen small integer cumsum/cumprod to 64 bits; bytes_written counts the "
-                 "elements they really write (see each case's output_dtype)"]
+        copies += [c for c in kept_copies if c["bytes"] not in runner.copies]
         report = build_report(document, args.cases, settings, runner.flush_bytes, device,
                               {p.name: p.version for p in peers}, runtime, driver, copies, records,
                               time.perf_counter() - start, notes)
@@ -628,6 +649,9 @@ def main(argv=None):
 
     save()
     for index, case in enumerate(cases):
+        if all(f"{case_key(case)}/{peer.name}" in done for peer in peers):
+            continue
+        rng = np.random.default_rng((args.seed, index))
         # Peers take only increasing inclusive scans: the others are skipped without an input.
         runnable = case["direction"] == "increasing" and not case["exclusive"]
         host = make_input(case, rng) if runnable else None

@@ -92,13 +92,13 @@ class PeersTest(TempDirCase):
             "global_memory_size": 1 << 30, "ecc_state": None}
         self.peers.cuda_versions = lambda peers: (None, None)
 
-    def run_peers(self, *bench_args):
+    def run_peers(self, *bench_args, resume=False):
         cases = self.path("cases.json")
         listed = run(["--backend", "reference", "--list", "--output", cases] + list(bench_args))
         self.assertEqual(listed.returncode, 0, listed.stderr)
         output = self.path("peers.json")
         status = self.peers.main(["--cases", cases, "--output", output, "--peers", "torch", "--time-limit", "0.01",
-                                  "--min-samples", "3", "--warmup", "1"])
+                                  "--min-samples", "3", "--warmup", "1"] + (["--resume"] if resume else []))
         self.assertEqual(status, 0)
         with open(output) as f:
             return json.load(f)
@@ -152,6 +152,22 @@ class PeersTest(TempDirCase):
         self.assertEqual(wrong["check"]["first_mismatch"]["index"], 255)
         self.assertIn("time", wrong)
         self.assertEqual(by_dtype["float32"]["status"], "passed")
+
+    def test_resume_keeps_what_was_timed_and_times_the_rest(self):
+        first = self.run_peers("--shape", "64x40", "--dtype", "float32", "--op", "sum", "--exclusive", "no",
+                               "--direction", "increasing")
+        self.assertEqual([b["name"] for b in first["benchmarks"]],
+                         ["sum/float32/64x40/axis1/packed/increasing/inclusive/torch"])
+        both = self.run_peers("--shape", "64x40", "--shape", "30x20", "--dtype", "float32", "--op", "sum",
+                              "--exclusive", "no", "--direction", "increasing", resume=True)
+        self.assertEqual(schema_errors(both), [])
+        names = [b["name"] for b in both["benchmarks"]]
+        self.assertEqual(names, ["sum/float32/64x40/axis1/packed/increasing/inclusive/torch",
+                                 "sum/float32/30x20/axis1/packed/increasing/inclusive/torch"])
+        self.assertEqual(both["benchmarks"][0], first["benchmarks"][0])
+        self.assertTrue(any("resumed" in note for note in both["context"]["notes"]))
+        copies = {c["bytes"] for c in both["copies"]}
+        self.assertTrue(all(b["copy"]["bytes"] in copies for b in both["benchmarks"]))
 
     def test_line_sampling_follows_the_driver(self):
         rng = np.random.default_rng(1)
