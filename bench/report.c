@@ -67,8 +67,8 @@ static char *git_output(const char *args) {
     return text;
 }
 
-/* A tree copied without its .git (as sent to a GPU machine) names its commit in the
- * environment instead: TSCAN_GIT_COMMIT, and TSCAN_GIT_DIRTY (0 or 1) when known. */
+/* TSCAN_GIT_COMMIT, and TSCAN_GIT_DIRTY (0 or 1) when known, name the tree that was built:
+ * a tree copied without its .git (as sent to a GPU machine) has no other way to say it. */
 static char *commit_from_environment(int *dirty) {
     const char *commit = getenv("TSCAN_GIT_COMMIT"), *flag = getenv("TSCAN_GIT_DIRTY");
     if (!commit || !*commit) return NULL;
@@ -96,9 +96,13 @@ static cJSON *context_json(const run_context *context) {
     char date[32], host[256] = "";
     time_t now = time(NULL);
     struct tm utc;
-    char *commit = git_output("rev-parse HEAD");
-    char *status = commit ? git_output("status --porcelain --untracked-files=no") : NULL;
-    int dirty = status ? status[0] != '\0' : -1;
+    /* The environment first: whoever sets it knows which tree was built, and a copied tree can
+     * sit where git finds some other checkout (it did on the GPU machine). */
+    int dirty = -1;
+    char *commit = commit_from_environment(&dirty), *status = NULL;
+    if (!commit && (commit = git_output("rev-parse HEAD")) &&
+        (status = git_output("status --porcelain --untracked-files=no")))
+        dirty = status[0] != '\0';
     char *line = command_line(context->argc, context->argv);
     int runtime = 0, driver = 0;
 
@@ -112,7 +116,6 @@ static cJSON *context_json(const run_context *context) {
     cJSON_AddNumberToObject(object, "num_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     cJSON_AddStringToObject(object, "library_version", tscan_version_string());
     cJSON_AddStringToObject(object, "library_build_type", TSCAN_BENCH_BUILD_TYPE);
-    if (!commit) commit = commit_from_environment(&dirty);
     add_string_or_null(object, "git_commit", commit);
     if (commit && dirty >= 0) cJSON_AddBoolToObject(object, "git_dirty", dirty);
     else cJSON_AddNullToObject(object, "git_dirty");
