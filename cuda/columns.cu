@@ -24,35 +24,19 @@ constexpr int kShortUnroll = 4;
 // Resident waves of blocks that the grid is capped at; more lines loop (grid-stride), which
 // spares the block launches of a grid of millions of threads that each move a few bytes.
 constexpr int64_t kMaxBlocksPerSM = 32;
-// Lines go W to a thread only while that leaves this many threads: fewer, even with 16
-// bytes each, keep too few bytes in flight (64x4096x1024 float16: 8192 threads of 8 lines
-// ran at 62% of copy, 65536 of one line at 78%). A narrower vector is tried first.
+// Lines go 16 bytes' worth to a thread only while that leaves this many threads: fewer keep
+// too few bytes in flight (64x4096x1024 float16: 8192 threads of 8 lines ran at 62% of copy,
+// 65536 of one line at 78%; 8-byte vectors of 4 lines, 16384 threads, at 74%).
 constexpr int64_t kMinVectorThreads = 16384;
 
 // One step of a thread's walk over W neighbouring lines: W consecutive elements, moved as
-// one 4-, 8- or 16-byte access.
+// one 16-byte vector.
 template <class T, int W> struct step_items {
-    static constexpr int kWords = W * (int)sizeof(T) / 4;
     item_pack<T, W> pack;
     __device__ __forceinline__ void load(const T *p) {
-        if constexpr (kWords == 4) {
-            pack.set_vector(0, *reinterpret_cast<const uint4 *>(p), false);
-        } else if constexpr (kWords == 2) {
-            const uint2 v = *reinterpret_cast<const uint2 *>(p);
-            pack.words[0] = v.x;
-            pack.words[1] = v.y;
-        } else {
-            pack.words[0] = *reinterpret_cast<const uint32_t *>(p);
-        }
+        pack.set_vector(0, *reinterpret_cast<const uint4 *>(p), false);
     }
-    __device__ __forceinline__ void store(T *p) const {
-        if constexpr (kWords == 4)
-            *reinterpret_cast<uint4 *>(p) = pack.vector(0, false);
-        else if constexpr (kWords == 2)
-            *reinterpret_cast<uint2 *>(p) = make_uint2(pack.words[0], pack.words[1]);
-        else
-            *reinterpret_cast<uint32_t *>(p) = pack.words[0];
-    }
+    __device__ __forceinline__ void store(T *p) const { *reinterpret_cast<uint4 *>(p) = pack.vector(0, false); }
     __device__ __forceinline__ T get(int w) const { return pack.get(w); }
     __device__ __forceinline__ void set(int w, T v) { pack.set(w, v); }
 };
@@ -107,11 +91,20 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
         A running[W];
 #pragma unroll
         for (int w = 0; w < W; ++w) running[w] = op.start(a.exclusive);
-        // One predicated loop, the last block's loads still all in flight at once (the whole
-        // walk when the axis is short). Measured against whole blocks without predicates plus
-        // a predicated rest, on 64x4096x1024 along axis 1: 94.5% vs 91.1% of copy for float32,
-        // 74.1% vs 49.7% for float16 (bench/NOTES.md).
-        for (int64_t k = 0; k < a.n; k += kUnroll) {
+        // The last block's loads are all in flight at once too (the whole walk when the axis
+        // is short). Vectors take one predicated loop, single lines whole blocks without
+        // predicates and then the rest: each form measured faster for its width (bench/NOTES.md:
+        // 64x4096x1024 float32 vectors 94.5% against 91.1%; 16384x16384 float16 lines +44% time
+        // with the predicated loop).
+        int64_t k = 0;
+        if constexpr (W == 1) {
+            for (; k + kUnroll <= a.n; k += kUnroll) {
+                scan_rows<Traits, W, kUnroll>(a, op, in, out, kUnroll, running);
+                in += kUnroll * a.in_step;
+                out += kUnroll * a.out_step;
+            }
+        }
+        for (; k < a.n; k += kUnroll) {
             scan_rows<Traits, W, kUnroll>(a, op, in, out, (int)min((int64_t)kUnroll, a.n - k), running);
             in += kUnroll * a.in_step;
             out += kUnroll * a.out_step;
@@ -149,26 +142,14 @@ template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, c
     return TSCAN_SUCCESS;
 }
 
-// Signed integers run the kernels of their unsigned twins (kernel_dtype).
+// Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
 template <tscan_dtype D> struct columns_launch {
-    static constexpr tscan_dtype K = kernel_dtype(D);
-    static constexpr int kElem = (int)sizeof(typename dtype_traits<K>::T);
-
     static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
-        const scan_args a = make_scan_args(p);
-        // The widest access (16 bytes, then 8, then 4) whose lines leave threads enough.
-        for (int bytes = 16; bytes >= 4 && bytes > kElem; bytes /= 2) {
-            const int w = bytes / kElem;
-            if (p->lines / w < kMinVectorThreads || !packed_by(p, w)) continue;
-            if (bytes == 16) return by_vectors<16 / kElem>(a, stream);
-            if constexpr (kElem <= 4) if (bytes == 8) return by_vectors<8 / kElem>(a, stream);
-            if constexpr (kElem <= 2) if (bytes == 4) return by_vectors<4 / kElem>(a, stream);
-        }
-        return launch_kernel<K, 1>(a, stream);
-    }
-
-    // A vector of W lines is one line of the kernel: W times fewer, W elements apart.
-    template <int W> static tscan_status by_vectors(scan_args a, cudaStream_t stream) {
+        constexpr tscan_dtype K = kernel_dtype(D);
+        constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
+        scan_args a = make_scan_args(p);
+        if (p->lines / W < kMinVectorThreads || !packed_by(p, W)) return launch_kernel<K, 1>(a, stream);
+        // A vector of W lines is one line of the kernel: W times fewer, W elements apart.
         const int last = a.batch.ndim - 1;
         a.batch.sizes[last] /= W;
         a.batch.in_strides[last] = W;

@@ -129,7 +129,7 @@ template <class A> struct scan_op {
 // ---- ITEMS storage elements packed in 32-bit words --------------------------------------
 // Byte and half types take a register per word, not per element, and move as 16-byte vectors.
 template <class T, int ITEMS> struct item_pack {
-    static_assert(ITEMS * sizeof(T) % 4 == 0, "whole words (vector() and set_vector() take 16-byte ones)");
+    static_assert(ITEMS * sizeof(T) % 16 == 0, "whole 16-byte vectors");
     using bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, T>>;
     uint32_t words[ITEMS * sizeof(T) / 4];
 
