@@ -114,16 +114,15 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
 
 // Lines packed by W: the last batch dimension has unit stride in both tensors and a multiple
 // of W lines, and every other stride and both bases are whole vectors.
-bool packed_by(const tscan_problem *p, int64_t w) {
-    const int64_t last = (int64_t)p->batch_ndim - 1;
-    const size_t bytes = (size_t)w * p->elem_size;
-    const scan_args a = make_scan_args(p);
-    if (last < 0 || p->in_batch_strides[last] != 1 || p->out_batch_strides[last] != 1 ||
-        p->batch_sizes[last] % w != 0 || (uintptr_t)a.in % bytes != 0 || (uintptr_t)a.out % bytes != 0 ||
-        p->in_step % w != 0 || p->out_step % w != 0)
+bool packed_by(const scan_args &a, int64_t w, size_t elem_size) {
+    const int last = a.batch.ndim - 1;
+    const size_t bytes = (size_t)w * elem_size;
+    if (last < 0 || a.batch.in_strides[last] != 1 || a.batch.out_strides[last] != 1 ||
+        a.batch.sizes[last] % w != 0 || (uintptr_t)a.in % bytes != 0 || (uintptr_t)a.out % bytes != 0 ||
+        a.in_step % w != 0 || a.out_step % w != 0)
         return false;
-    for (int64_t d = 0; d < last; ++d)
-        if (p->in_batch_strides[d] % w != 0 || p->out_batch_strides[d] % w != 0) return false;
+    for (int d = 0; d < last; ++d)
+        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
     return true;
 }
 
@@ -148,7 +147,7 @@ template <tscan_dtype D> struct columns_launch {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
         scan_args a = make_scan_args(p);
-        if (p->lines / W < kMinVectorThreads || !packed_by(p, W)) return launch_kernel<K, 1>(a, stream);
+        if (a.lines / W < kMinVectorThreads || !packed_by(a, W, p->elem_size)) return launch_kernel<K, 1>(a, stream);
         // A vector of W lines is one line of the kernel: W times fewer, W elements apart.
         const int last = a.batch.ndim - 1;
         a.batch.sizes[last] /= W;
@@ -159,13 +158,6 @@ template <tscan_dtype D> struct columns_launch {
     }
 };
 
-tscan_status check(const tscan_problem *) { return TSCAN_SUCCESS; }
-
-tscan_status workspace_size(const tscan_problem *, size_t *bytes) {
-    *bytes = 0;
-    return TSCAN_SUCCESS;
-}
-
 tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
     return dispatch_dtype<columns_launch>(p->dtype, p, stream);
 }
@@ -173,5 +165,5 @@ tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream)
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::check,
-                                                          tscan::workspace_size, tscan::launch};
+extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::takes_every_layout,
+                                                          tscan::no_workspace, tscan::launch};

@@ -244,6 +244,14 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     return a;
 }
 
+// The check of a strategy that takes every layout, and the workspace size of one that needs
+// none (tscan_strategy's check and workspace_size).
+inline tscan_status takes_every_layout(const tscan_problem *) { return TSCAN_SUCCESS; }
+inline tscan_status no_workspace(const tscan_problem *, size_t *bytes) {
+    *bytes = 0;
+    return TSCAN_SUCCESS;
+}
+
 // Multiprocessors of the current device (a cheap attribute read, no device sync).
 inline tscan_status sm_count(int *count) {
     int dev = 0;

@@ -380,8 +380,6 @@ template <tscan_dtype D> struct lookback_launch {
     }
 };
 
-tscan_status check(const tscan_problem *) { return TSCAN_SUCCESS; }
-
 tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
     return dispatch_dtype<lookback_workspace>(p->dtype, p, bytes);
 }
@@ -396,5 +394,5 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::check,
+extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::takes_every_layout,
                                                            tscan::workspace_size, tscan::launch};

@@ -309,14 +309,6 @@ template <tscan_dtype D> struct rows_entry {
     }
 };
 
-// Every layout: unit steps take the vector path, any other stride the element path.
-tscan_status check(const tscan_problem *) { return TSCAN_SUCCESS; }
-
-tscan_status workspace_size(const tscan_problem *, size_t *bytes) {
-    *bytes = 0;
-    return TSCAN_SUCCESS;
-}
-
 tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
     return dispatch_dtype<rows_entry>(p->dtype, p, stream);
 }
@@ -324,5 +316,6 @@ tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream)
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::check, tscan::workspace_size,
-                                                       tscan::launch};
+// Every layout: unit steps take the vector path, any other stride the element path.
+extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::takes_every_layout,
+                                                       tscan::no_workspace, tscan::launch};
