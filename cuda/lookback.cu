@@ -14,10 +14,12 @@
 //
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
-// forward progress needs no co-residency. The workspace is the counter, one status flag per
+// forward progress needs no co-residency. For 4- and 8-byte elements a block is pipelined: a
+// warp of its own looks back while the others load the next tile (see lookback_kernel). The workspace is the counter, one status flag per
 // tile that has a successor, and two value arrays; the counter and flags are cleared on the
 // stream every call.
 #include <cuda/atomic>
+#include <cuda/barrier>
 
 #include <cstdlib>
 
@@ -26,13 +28,19 @@
 namespace tscan {
 namespace {
 
-constexpr int kThreads = 256;
-// Resident blocks per SM the register budget is held to (64 registers a thread, at the cost of
-// a few spilled words): a tile lives several microseconds (load, look-back, store), so the
-// tiles in flight bound the throughput. Measured: 4 beats 3 for 1- and 2-byte types by up to
-// 40% and is even for 4- and 8-byte ones.
-constexpr int kBlocksPerSM = 4;
-constexpr int kWarps = kThreads / 32;
+constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
+constexpr int kWarps = kThreads / 32;  // data warps
+
+// Pipelined blocks (4- and 8-byte elements): 8 data warps and a warp that looks back, with two
+// tile buffers, so that the next tile loads while the current one looks back. Two buffers of
+// 33 KB fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
+// Serial blocks (1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back while the
+// others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md): pipelining
+// took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols from 43 down to
+// 31: a 2-byte load moves too little for 3 blocks' loads to cover the memory latency.
+template <class T> constexpr bool pipelined() { return sizeof(T) >= 4; }
+template <class T> constexpr int block_threads() { return pipelined<T>() ? kThreads + 32 : kThreads; }
+template <class T> constexpr int blocks_per_sm() { return pipelined<T>() ? 3 : 4; }
 constexpr unsigned kFullMask = 0xffffffffu;
 // Look-back window: each step reads the flags of 32 x this many predecessors at once (one per
 // lane and load), then the values of those it needs, so one step costs two L2 round trips. A
@@ -106,34 +114,37 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
-// Warp 0 of a block: publishes the tile's per-line aggregate, looks back over its chain for
-// the exclusive prefix, publishes the inclusive prefix and returns the exclusive one. Lane l
-// serves line l % Cols. The last tile of a chain publishes nothing: no one reads it. The
-// chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
-// so that the sign of a zero sum is the reference's.
+// Publishes a tile's per-line reduction as soon as its data is in: the aggregate, or for the
+// chain's first tile the inclusive prefix op(start, aggregate) at once. Called by one data
+// warp; lane l serves line l. The last tile of a chain publishes nothing: no one reads it.
 template <int Cols, class A>
-__device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op,
-                                   int64_t tile, int64_t chunk, int64_t group, A start, A aggregate) {
+__device__ void publish(const tile_layout &L, const tile_status<A> &st, int64_t tile, int64_t chunk, A start,
+                       A aggregate, const scan_op<A> &op) {
+    if (chunk + 1 >= L.chunks) return;
+    const int lane = threadIdx.x % 32;
+    const bool first = chunk == 0;
+    // Release: the lanes' values are written before the flag that announces them (the warp
+    // barrier orders them before lane 0's release store).
+    if (lane < Cols) (first ? st.inclusive : st.aggregate)[tile * Cols + lane] = first ? op(start, aggregate) : aggregate;
+    __syncwarp();
+    if (lane == 0)
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile])
+            .store(first ? kInclusive : kAggregate, cuda::memory_order_release);
+}
+
+// The look-back warp: the exclusive prefix of a tile whose aggregate is published, found over
+// its chain's predecessors; then publishes the tile's inclusive prefix. Lane l serves line
+// l % Cols. The chain's first tile starts from `start` (op.start); every other reduction from
+// op.neutral(), so that the sign of a zero sum is the reference's.
+template <int Cols, class A>
+__device__ A look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile,
+                       int64_t chunk, int64_t group, A start, A aggregate) {
     constexpr int kFlagLoads = flag_loads_per_lane<Cols>();
     constexpr int kWindowTiles = 32 * kFlagLoads;
     constexpr int kLanesPerCol = 32 / Cols;
     const int lane = threadIdx.x % 32;
     const int col = lane % Cols;
-    const bool has_successor = chunk + 1 < L.chunks;
-    const int64_t slot = tile * Cols + lane;
-    // Release: the lanes' values are written before the flag that announces them (the warp
-    // barrier orders them before lane 0's release store).
-    const auto publish = [&](A *values, A value, tile_flag state) {
-        if (lane < Cols) values[slot] = value;
-        __syncwarp();
-        if (lane == 0)
-            cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_release);
-    };
-    if (chunk == 0) {
-        if (has_successor) publish(st.inclusive, op(start, aggregate), kInclusive);
-        return start;
-    }
-    if (has_successor) publish(st.aggregate, aggregate, kAggregate);
+    if (chunk == 0) return start;
 
     // Predecessor o >= 0 of the window is chunk - 1 - (base + o) of the same chain; before
     // chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
@@ -185,23 +196,46 @@ __device__ A publish_and_look_back(const tile_layout &L, const tile_status<A> &s
         base += kWindowTiles;
     }
 
-    if (has_successor) publish(st.inclusive, op(prefix, aggregate), kInclusive);
+    if (chunk + 1 < L.chunks) {
+        if (lane < Cols) st.inclusive[tile * Cols + lane] = op(prefix, aggregate);
+        __syncwarp();
+        if (lane == 0)
+            cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(kInclusive, cuda::memory_order_release);
+    }
     return prefix;
 }
 
-// Thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
+// Shared-memory elements of one tile buffer: the tile, padded one slot per 128 bytes.
+template <class A> constexpr int buffer_slots() {
+    return kThreads * items_per_thread(sizeof(A)) + kThreads * items_per_thread(sizeof(A)) / (128 / (int)sizeof(A));
+}
+template <class T, class A> constexpr size_t dynamic_smem_bytes() {
+    return (pipelined<T>() ? 2 : 1) * (size_t)buffer_slots<A>() * sizeof(A);
+}
+
+// A pipelined block is 8 data warps and one look-back warp, with two tile buffers in shared
+// memory. While the look-back warp finds the prefix of the current tile, the data warps claim,
+// load, scan and publish the next one into the other buffer; then they finish the current tile
+// (add the prefix, store). So a look-back no longer stops the block's memory traffic, and a
+// tile's aggregate is published as soon as its data is in, whatever its predecessors are doing:
+// claiming the next tile early delays no chain. (An earlier try, which loaded the next tile in
+// the waiting warps but published it only after the current look-back, cost 10-26 points.)
+// A serial block (1- and 2-byte elements) runs the same steps one after another, warp 0
+// looking back while the other warps wait.
+//
+// Data thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
 // A column block's warp is one slice and loads its rows straight into registers, coalesced
 // across lanes. A line chunk is loaded striped across the block (coalesced along the line)
 // and transposed through shared memory, padded one slot per 128 bytes so that each thread's
-// run of R elements starts on its own bank. Either way the scanned rows wait in shared memory
-// during the look-back, so that they hold no registers there.
+// run of R elements starts on its own bank. Either way the scanned rows wait in their buffer
+// until the prefix is known, so that they hold no registers then.
 //
 // A column block whose output is contiguous along the axis (a transposed input: lines are
 // neighbours in the input, rows in the output) stores line by line instead: the finished
 // tile goes through shared memory, padded one slot per row of slots so that a warp reads a
 // line's rows from distinct banks, and each warp writes a run of one line's rows.
 template <tscan_dtype D, int Cols>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSM)
+__global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), blocks_per_sm<typename dtype_traits<D>::T>())
     lookback_kernel(scan_args a, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
@@ -211,63 +245,78 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
     constexpr int kSlots = 128 / sizeof(A);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
-    static_assert((R - 1) * (kThreads + 1) + kThreads <= kThreads * R + kThreads * R / kSlots,
-                  "a column block's padded slots fit s_items");
+    static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<A>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
+    const bool lookback_warp = warp == kWarps;
     const int first_row = kTransposed ? t : warp * R;
     // Shared-memory slot of the thread's scanned row r, and of the element loaded striped as row i.
     const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
     const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
 
-    __shared__ long long s_claim;
-    __shared__ A s_warp_total[kWarps][32];
-    __shared__ A s_tile_prefix[32];
-    __shared__ T *s_line_out[32];  // line-major stores: each line's output base
-    __shared__ A s_items[kThreads * R + kThreads * R / kSlots];
+    extern __shared__ __align__(16) unsigned char s_dynamic[];
+    A *const s_buffers = reinterpret_cast<A *>(s_dynamic);
+    __shared__ long long s_tile[2];           // the tile in each buffer
+    __shared__ A s_warp_total[2][kWarps][32];  // per buffer: each slice's total per line
+    __shared__ A s_tile_aggregate[2][32];
+    __shared__ A s_tile_prefix[2][32];
+    __shared__ T *s_line_out[32];  // line-by-line stores: each line's output base
+    // The data threads' barrier. Pipelined blocks need one that the look-back warp does not take
+    // part in: an mbarrier rather than a named barrier (bar.sync 1, 256), which is as good on
+    // the hardware, but which racecheck does not model when a warp stays out of it (it reports
+    // hazards on a probe that has none: bench/NOTES.md).
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> s_data_sync;
+    const auto data_barrier = [&] {
+        if constexpr (pipelined<T>()) s_data_sync.arrive_and_wait();
+        else __syncthreads();
+    };
 
-    // A tile is claimed only when the block can start it: a claimed tile that waits behind
-    // another stalls every successor in its chain.
-    for (;;) {
-        __syncthreads();  // everyone has read s_claim and is done with the previous tile's shared memory
-        if (t == 0) s_claim = (long long)atomicAdd(st.counter, 1ull);
-        __syncthreads();
-        const int64_t tile = s_claim;
-        if (tile >= L.tiles) break;
+    // Where a data thread's rows of a tile are: its line's base pointers (null past the last
+    // line), the first row and how many of its rows exist.
+    struct rows_of {
+        const T *in;
+        T *out;
+        int64_t k0;
+        int left;
+    };
+    const auto rows_of_tile = [&](int64_t tile) {
         const int64_t chunk = tile / L.groups, group = tile % L.groups;
         const int64_t line = group * Cols + col;
-        const T *in = nullptr;
-        T *out = nullptr;
+        rows_of v{nullptr, nullptr, chunk * L.rows + first_row, 0};
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
-            in = reinterpret_cast<const T *>(a.in) + in_offset;
-            out = reinterpret_cast<T *>(a.out) + out_offset;
+            v.in = reinterpret_cast<const T *>(a.in) + in_offset;
+            v.out = reinterpret_cast<T *>(a.out) + out_offset;
+            // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
+            // i * kRowStride < left.
+            v.left = (int)min(max(a.n - v.k0, (int64_t)0), L.rows);
         }
-        // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
-        // i * kRowStride < left.
-        const int64_t k0 = chunk * L.rows + first_row;
-        const int left = in ? (int)min(max(a.n - k0, (int64_t)0), L.rows) : 0;
+        return v;
+    };
 
+    // Data warps: load a tile into buffer buf, scan each thread's rows, then the slices' totals
+    // per line (within the warp: lanes Cols apart serve the same line; then across warps), and
+    // publish the tile's aggregate. Returns the thread's exclusive prefix within its warp.
+    const auto stage = [&](int64_t tile, int buf, const rows_of &v) {
+        A *const s_items = s_buffers + buf * buffer_slots<A>();
         A items[R];
         {
-            int64_t offset = k0 * a.in_step;
+            int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
-                items[i] = i * kRowStride < left ? Traits::load(in[offset]) : op.neutral();
+                items[i] = i * kRowStride < v.left ? Traits::load(v.in[offset]) : op.neutral();
         }
         if (kTransposed) {
 #pragma unroll
             for (int i = 0; i < R; ++i) s_items[striped_slot(i)] = items[i];
-            __syncthreads();
+            data_barrier();
 #pragma unroll
             for (int r = 0; r < R; ++r) items[r] = s_items[own_slot(r)];
         }
-
-        // Scan the thread's rows, then the slices' totals per line: within the warp (lanes
-        // Cols apart serve the same line), then across warps.
 #pragma unroll
         for (int r = 1; r < R; ++r) items[r] = op(items[r - 1], items[r]);
 #pragma unroll
@@ -279,20 +328,25 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
             if (lane >= d) warp_inclusive = op(up, warp_inclusive);
         }
         const A warp_exclusive = __shfl_up_sync(kFullMask, warp_inclusive, Cols);
-        if (lane >= 32 - Cols) s_warp_total[warp][col] = warp_inclusive;
-        __syncthreads();
-
+        if (lane >= 32 - Cols) s_warp_total[buf][warp][col] = warp_inclusive;
+        data_barrier();
         if (warp == 0) {
             A aggregate = op.neutral();
-            for (int w = 0; w < kWarps; ++w) aggregate = op(aggregate, s_warp_total[w][col]);
-            const A tile_prefix = publish_and_look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), aggregate);
-            if (lane < Cols) s_tile_prefix[lane] = tile_prefix;
+            for (int w = 0; w < kWarps; ++w) aggregate = op(aggregate, s_warp_total[buf][w][col]);
+            if (lane < Cols) s_tile_aggregate[buf][lane] = aggregate;
+            publish<Cols>(L, st, tile, tile / L.groups, op.start(a.exclusive), aggregate, op);
         }
-        __syncthreads();
+        return warp_exclusive;
+    };
 
-        A prefix = s_tile_prefix[col];
-        for (int w = 0; w < warp; ++w) prefix = op(prefix, s_warp_total[w][col]);
+    // Data warps: add the tile's prefix (s_tile_prefix[buf]) to the scanned rows in buffer buf
+    // and store them.
+    const auto finish = [&](int64_t tile, int buf, A warp_exclusive, const rows_of &v) {
+        A *const s_items = s_buffers + buf * buffer_slots<A>();
+        A prefix = s_tile_prefix[buf][col];
+        for (int w = 0; w < warp; ++w) prefix = op(prefix, s_warp_total[buf][w][col]);
         if (lane >= Cols) prefix = op(prefix, warp_exclusive);
+        A items[R];
         if (a.exclusive) {
             items[0] = prefix;
 #pragma unroll
@@ -306,15 +360,15 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
             // Each thread overwrites only its own slots: no barrier needed before.
 #pragma unroll
             for (int r = 0; r < R; ++r) s_items[own_slot(r)] = items[r];
-            if (line_by_line && warp == 0) s_line_out[lane] = out;
-            __syncthreads();
+            if (line_by_line && warp == 0) s_line_out[lane] = v.out;
+            data_barrier();
         }
         if (line_by_line) {
             // Thread t writes row t % kTileRows of every kLineSteps-th line of the tile.
             constexpr int kTileRows = kWarps * R;
             constexpr int kLineSteps = kThreads / kTileRows;
             const int row = t % kTileRows;
-            const int64_t k = chunk * L.rows + row;
+            const int64_t k = tile / L.groups * L.rows + row;
             const int slot = row % R * (kThreads + 1) + row / R * 32;  // own_slot of (line 0, row)
             if (k < a.n) {
 #pragma unroll 4
@@ -326,11 +380,67 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSM)
 #pragma unroll
                 for (int i = 0; i < R; ++i) items[i] = s_items[striped_slot(i)];
             }
-            int64_t offset = k0 * a.out_step;
+            int64_t offset = v.k0 * a.out_step;
             const int64_t step = kRowStride * a.out_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
-                if (i * kRowStride < left) out[offset] = Traits::store(items[i]);
+                if (i * kRowStride < v.left) v.out[offset] = Traits::store(items[i]);
+        }
+    };
+
+    // Tiles are claimed in order from the counter, each only when the block can load it at
+    // once: a claimed tile that waits behind another stalls every successor in its chain.
+    if constexpr (!pipelined<T>()) {
+        for (;;) {
+            __syncthreads();  // everyone has read s_tile and is done with the previous tile
+            if (t == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
+            __syncthreads();
+            const int64_t tile = s_tile[0];
+            if (tile >= L.tiles) return;
+            const rows_of v = rows_of_tile(tile);
+            const A warp_exclusive = stage(tile, 0, v);
+            if (warp == 0) {
+                __syncwarp();  // lane 0's s_tile_aggregate, when Cols is 1
+                const int64_t chunk = tile / L.groups, group = tile % L.groups;
+                const A prefix = look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), s_tile_aggregate[0][col]);
+                if (lane < Cols) s_tile_prefix[0][lane] = prefix;
+            }
+            __syncthreads();
+            finish(tile, 0, warp_exclusive, v);
+        }
+    } else {
+        if (t == 0) {
+            init(&s_data_sync, kThreads);
+            s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
+        }
+        __syncthreads();
+        int64_t tile = s_tile[0];
+        if (tile >= L.tiles) return;
+        int buf = 0;
+        A warp_exclusive = op.neutral(), next_warp_exclusive = op.neutral();
+        if (!lookback_warp) warp_exclusive = stage(tile, buf, rows_of_tile(tile));
+        __syncthreads();  // the tile's aggregate is in s_tile_aggregate
+        for (;;) {
+            const int next_buf = buf ^ 1;
+            if (lookback_warp) {
+                const int64_t chunk = tile / L.groups, group = tile % L.groups;
+                const A prefix = look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), s_tile_aggregate[buf][col]);
+                if (lane < Cols) s_tile_prefix[buf][lane] = prefix;
+            } else {
+                // The other buffer was last read by the previous finish, which every data thread
+                // has passed before this barrier.
+                if (t == 0) s_tile[next_buf] = (long long)atomicAdd(st.counter, 1ull);
+                data_barrier();
+                const int64_t next = s_tile[next_buf];
+                if (next < L.tiles) next_warp_exclusive = stage(next, next_buf, rows_of_tile(next));
+            }
+            __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
+            const int64_t next = s_tile[next_buf];
+            if (!lookback_warp) finish(tile, buf, warp_exclusive, rows_of_tile(tile));
+            if (next >= L.tiles) break;
+            tile = next;
+            buf = next_buf;
+            warp_exclusive = next_warp_exclusive;
         }
     }
 }
@@ -365,8 +475,11 @@ template <tscan_dtype D> struct lookback_launch {
         st.inclusive = st.aggregate + L.status_tiles * Cols;
 
         // Persistent grid: as many blocks as can be resident, each claiming tiles until none is left.
+        const size_t smem = dynamic_smem_bytes<typename dtype_traits<K>::T, A>();
+        const int threads = block_threads<typename dtype_traits<K>::T>();
+        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         int per_sm = 0, sms = 0;
-        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lookback_kernel<K, Cols>, kThreads, 0));
+        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lookback_kernel<K, Cols>, threads, smem));
         const tscan_status s = sm_count(&sms);
         if (s != TSCAN_SUCCESS) return s;
         if (per_sm < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
@@ -374,7 +487,7 @@ template <tscan_dtype D> struct lookback_launch {
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
 
         TSCAN_CUDA_CHECK(cudaMemsetAsync(workspace, 0, w.cleared, stream));
-        lookback_kernel<K, Cols><<<grid, kThreads, 0, stream>>>(make_scan_args(p), L, st);
+        lookback_kernel<K, Cols><<<grid, threads, smem, stream>>>(make_scan_args(p), L, st);
         TSCAN_LAUNCH_CHECK("lookback_kernel");
         return TSCAN_SUCCESS;
     }
