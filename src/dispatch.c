@@ -23,13 +23,20 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= 32 && p->n >= 256)
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
-        /* One to four long lines: CUB's device scan (70% of copy on 2^28 float32, against
-         * 60% for lookback); up to 8192 elements one block or warp per line wins. */
-        if (p->lines <= 4 && p->n >= 16384) return TSCAN_ALGO_CUB_DEVICE;
-        /* Many lines keep every SM busy with a warp or block per line; a few long ones need
-         * to be split across blocks (256 x 2^20 float32: lookback 75%, rows 70%), except for
-         * 1- and 2-byte elements, which lookback loads one at a time (rows 66%, lookback 51%). */
-        if (p->lines >= 1024 || p->n <= 8192 || p->elem_size <= 2) return TSCAN_ALGO_ROWS;
+        /* One to four long lines. CUB's tuned sum (a 4- or 8-byte type read and written
+         * forward with unit stride: 82% of copy on 2^28 float32) beats lookback's pipelined
+         * tiles (74%); its generic policy, for products and decreasing scans, does not (70%).
+         * Half types go through a converting iterator (49%), still ahead of lookback (35%). */
+        if (p->lines <= 4 && p->n >= 16384) {
+            const int cub_tuned = p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
+            return cub_tuned || p->elem_size <= 2 ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
+        }
+        /* A warp or block per line for lines up to 8192 elements, for many lines shorter than
+         * a full look-back tile's worth (16384), and for 1- and 2-byte elements, which
+         * lookback loads one at a time (256 x 2^20 float16: rows 66%, lookback 51%). Long lines
+         * of 4- and 8-byte elements are split into pipelined look-back tiles (256 x 2^20
+         * float32: lookback 81%, rows 70%; 16384 x 16384 float64: 95% vs 90%). */
+        if (p->n <= 8192 || p->elem_size <= 2 || (p->lines >= 1024 && p->n < 16384)) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,

@@ -130,7 +130,7 @@ typedef struct auto_case {
 
 static const auto_case sweep_classes[] = {
     {"1d", 1, {268435456}, 0, 0, TSCAN_ALGO_CUB_DEVICE},
-    {"square_rows", 2, {16384, 16384}, 1, 0, TSCAN_ALGO_ROWS},
+    {"square_rows", 2, {16384, 16384}, 1, 0, TSCAN_ALGO_LOOKBACK},
     {"square_cols", 2, {16384, 16384}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"narrow_rows", 2, {4194304, 64}, 1, 0, TSCAN_ALGO_ROWS},
     {"medium_rows", 2, {1048576, 256}, 1, 0, TSCAN_ALGO_ROWS},
@@ -180,6 +180,37 @@ Test(auto_dispatch, few_long_lines_depend_on_the_element_size) {
         cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
         cr_expect_eq(chosen, by_size[i].expected, "%s: AUTO chose %s, expected %s", tscan_dtype_name(by_size[i].dtype),
                      tscan_algo_name(chosen), tscan_algo_name(by_size[i].expected));
+    }
+}
+
+/* One long line goes to CUB where CUB runs its tuned sum (4- and 8-byte types, forward) and
+ * for half types; products and decreasing scans of 4- and 8-byte types go to lookback, whose
+ * pipelined tiles beat CUB's generic policy (bench/NOTES.md). */
+Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_is_tuned) {
+    static const struct {
+        tscan_dtype dtype;
+        tscan_op op;
+        tscan_direction direction;
+        tscan_algo expected;
+    } by_form[] = {
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT64, TSCAN_OP_PROD, TSCAN_DECREASING, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_DECREASING, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT8, TSCAN_OP_PROD, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
+    };
+    const int64_t sizes[1] = {268435456};
+    for (size_t i = 0; i < sizeof by_form / sizeof by_form[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {by_form[i].op, 0, by_form[i].direction, 0, TSCAN_ALGO_AUTO};
+        tscan_algo chosen = TSCAN_ALGO_AUTO;
+        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        cr_expect_eq(chosen, by_form[i].expected, "case %zu (%s): AUTO chose %s, expected %s", i,
+                     tscan_dtype_name(by_form[i].dtype), tscan_algo_name(chosen), tscan_algo_name(by_form[i].expected));
     }
 }
 
