@@ -15,9 +15,9 @@
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
 // forward progress needs no co-residency. For 4- and 8-byte elements a block is pipelined: a
-// warp of its own looks back while the others load the next tile (see lookback_kernel). The workspace is the counter, one status flag per
-// tile that has a successor, and two value arrays; the counter and flags are cleared on the
-// stream every call.
+// warp of its own looks back while the others load the next tile (see lookback_kernel). The
+// workspace is the counter, one status flag per tile that has a successor, and two value
+// arrays; the counter and flags are cleared on the stream every call.
 #include <cuda/atomic>
 #include <cuda/barrier>
 
@@ -114,22 +114,28 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
-// Publishes a tile's per-line reduction as soon as its data is in: the aggregate, or for the
-// chain's first tile the inclusive prefix op(start, aggregate) at once. Called by one data
-// warp; lane l serves line l. The last tile of a chain publishes nothing: no one reads it.
+// One warp sets a tile's status: lane l < Cols writes line l's value, then lane 0 the flag.
+// The last tile of a chain publishes nothing: no one reads it.
 template <int Cols, class A>
-__device__ void publish(const tile_layout &L, const tile_status<A> &st, int64_t tile, int64_t chunk, A start,
-                       A aggregate, const scan_op<A> &op) {
-    if (chunk + 1 >= L.chunks) return;
+__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, int64_t tile, A *values, A value,
+                               tile_flag state) {
+    if (tile >= L.status_tiles) return;
     const int lane = threadIdx.x % 32;
-    const bool first = chunk == 0;
     // Release: the lanes' values are written before the flag that announces them (the warp
     // barrier orders them before lane 0's release store).
-    if (lane < Cols) (first ? st.inclusive : st.aggregate)[tile * Cols + lane] = first ? op(start, aggregate) : aggregate;
+    if (lane < Cols) values[tile * Cols + lane] = value;
     __syncwarp();
     if (lane == 0)
-        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile])
-            .store(first ? kInclusive : kAggregate, cuda::memory_order_release);
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_release);
+}
+
+// A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the
+// chain's first tile the inclusive prefix op(start, aggregate) at once.
+template <int Cols, class A>
+__device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile,
+                                  A start, A aggregate) {
+    if (tile < L.groups) /* chunk 0 */ publish_status<Cols>(L, st, tile, st.inclusive, op(start, aggregate), kInclusive);
+    else publish_status<Cols>(L, st, tile, st.aggregate, aggregate, kAggregate);
 }
 
 // The look-back warp: the exclusive prefix of a tile whose aggregate is published, found over
@@ -137,13 +143,14 @@ __device__ void publish(const tile_layout &L, const tile_status<A> &st, int64_t 
 // l % Cols. The chain's first tile starts from `start` (op.start); every other reduction from
 // op.neutral(), so that the sign of a zero sum is the reference's.
 template <int Cols, class A>
-__device__ A look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile,
-                       int64_t chunk, int64_t group, A start, A aggregate) {
+__device__ A look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
+                       A aggregate) {
     constexpr int kFlagLoads = flag_loads_per_lane<Cols>();
     constexpr int kWindowTiles = 32 * kFlagLoads;
     constexpr int kLanesPerCol = 32 / Cols;
     const int lane = threadIdx.x % 32;
     const int col = lane % Cols;
+    const int64_t chunk = tile / L.groups, group = tile % L.groups;
     if (chunk == 0) return start;
 
     // Predecessor o >= 0 of the window is chunk - 1 - (base + o) of the same chain; before
@@ -196,12 +203,7 @@ __device__ A look_back(const tile_layout &L, const tile_status<A> &st, const sca
         base += kWindowTiles;
     }
 
-    if (chunk + 1 < L.chunks) {
-        if (lane < Cols) st.inclusive[tile * Cols + lane] = op(prefix, aggregate);
-        __syncwarp();
-        if (lane == 0)
-            cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(kInclusive, cuda::memory_order_release);
-    }
+    publish_status<Cols>(L, st, tile, st.inclusive, op(prefix, aggregate), kInclusive);
     return prefix;
 }
 
@@ -334,7 +336,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
             A aggregate = op.neutral();
             for (int w = 0; w < kWarps; ++w) aggregate = op(aggregate, s_warp_total[buf][w][col]);
             if (lane < Cols) s_tile_aggregate[buf][lane] = aggregate;
-            publish<Cols>(L, st, tile, tile / L.groups, op.start(a.exclusive), aggregate, op);
+            publish_aggregate<Cols>(L, st, op, tile, op.start(a.exclusive), aggregate);
         }
         return warp_exclusive;
     };
@@ -401,8 +403,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
             const A warp_exclusive = stage(tile, 0, v);
             if (warp == 0) {
                 __syncwarp();  // lane 0's s_tile_aggregate, when Cols is 1
-                const int64_t chunk = tile / L.groups, group = tile % L.groups;
-                const A prefix = look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), s_tile_aggregate[0][col]);
+                const A prefix = look_back<Cols>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[0][col]);
                 if (lane < Cols) s_tile_prefix[0][lane] = prefix;
             }
             __syncthreads();
@@ -423,8 +424,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
         for (;;) {
             const int next_buf = buf ^ 1;
             if (lookback_warp) {
-                const int64_t chunk = tile / L.groups, group = tile % L.groups;
-                const A prefix = look_back<Cols>(L, st, op, tile, chunk, group, op.start(a.exclusive), s_tile_aggregate[buf][col]);
+                const A prefix = look_back<Cols>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[buf][col]);
                 if (lane < Cols) s_tile_prefix[buf][lane] = prefix;
             } else {
                 // The other buffer was last read by the previous finish, which every data thread
@@ -436,6 +436,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
             }
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
             const int64_t next = s_tile[next_buf];
+            // The line pointers are found again rather than kept across the next tile's stage,
+            // which would hold them in registers through its loads.
             if (!lookback_warp) finish(tile, buf, warp_exclusive, rows_of_tile(tile));
             if (next >= L.tiles) break;
             tile = next;
