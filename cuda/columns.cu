@@ -112,20 +112,6 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
     }
 }
 
-// Lines packed by W: the last batch dimension has unit stride in both tensors and a multiple
-// of W lines, and every other stride and both bases are whole vectors.
-bool packed_by(const scan_args &a, int64_t w, size_t elem_size) {
-    const int last = a.batch.ndim - 1;
-    const size_t bytes = (size_t)w * elem_size;
-    if (last < 0 || a.batch.in_strides[last] != 1 || a.batch.out_strides[last] != 1 ||
-        a.batch.sizes[last] % w != 0 || (uintptr_t)a.in % bytes != 0 || (uintptr_t)a.out % bytes != 0 ||
-        a.in_step % w != 0 || a.out_step % w != 0)
-        return false;
-    for (int d = 0; d < last; ++d)
-        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
-    return true;
-}
-
 template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, cudaStream_t stream) {
     int sms = 0;
     const tscan_status s = sm_count(&sms);
@@ -147,13 +133,8 @@ template <tscan_dtype D> struct columns_launch {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
         scan_args a = make_scan_args(p);
-        if (a.lines / W < kMinVectorThreads || !packed_by(a, W, p->elem_size)) return launch_kernel<K, 1>(a, stream);
-        // A vector of W lines is one line of the kernel: W times fewer, W elements apart.
-        const int last = a.batch.ndim - 1;
-        a.batch.sizes[last] /= W;
-        a.batch.in_strides[last] = W;
-        a.batch.out_strides[last] = W;
-        a.lines /= W;
+        if (a.lines / W < kMinVectorThreads || !lines_packed_by(a, W, p->elem_size)) return launch_kernel<K, 1>(a, stream);
+        pack_lines(a, W);
         return launch_kernel<K, W>(a, stream);
     }
 };

@@ -126,11 +126,22 @@ template <class A> struct scan_op {
     __host__ __device__ __forceinline__ A start(bool exclusive) const { return exclusive ? identity() : neutral(); }
 };
 
+// ---- 1- and 2-byte elements packed in a 32-bit word, element 0 at the lowest address ------
+template <class T> using element_bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
+template <class T> __device__ __forceinline__ T word_element(uint32_t w, int j) {
+    static_assert(sizeof(T) < 4, "1- and 2-byte elements");
+    return ::cuda::std::bit_cast<T>((element_bits<T>)(w >> (j * 8 * sizeof(T))));
+}
+template <class T> __device__ __forceinline__ uint32_t with_word_element(uint32_t w, int j, T value) {
+    constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
+    const int shift = j * 8 * (int)sizeof(T);
+    return (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<element_bits<T>>(value) << shift;
+}
+
 // ---- ITEMS storage elements packed in 32-bit words --------------------------------------
 // Byte and half types take a register per word, not per element, and move as 16-byte vectors.
 template <class T, int ITEMS> struct item_pack {
     static_assert(ITEMS * sizeof(T) % 16 == 0, "whole 16-byte vectors");
-    using bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, T>>;
     uint32_t words[ITEMS * sizeof(T) / 4];
 
     __device__ __forceinline__ T get(int i) const {
@@ -140,7 +151,7 @@ template <class T, int ITEMS> struct item_pack {
             return ::cuda::std::bit_cast<T>(words[i]);
         } else {
             constexpr int per_word = 4 / sizeof(T);
-            return ::cuda::std::bit_cast<T>((bits)(words[i / per_word] >> (i % per_word * 8 * sizeof(T))));
+            return word_element<T>(words[i / per_word], i % per_word);
         }
     }
     __device__ __forceinline__ void set(int i, T value) {
@@ -152,10 +163,8 @@ template <class T, int ITEMS> struct item_pack {
             words[i] = ::cuda::std::bit_cast<uint32_t>(value);
         } else {
             constexpr int per_word = 4 / sizeof(T);
-            constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
-            const int shift = i % per_word * 8 * (int)sizeof(T);
             uint32_t &w = words[i / per_word];
-            w = (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<bits>(value) << shift;
+            w = with_word_element(w, i % per_word, value);
         }
     }
     // Vector u as stored in memory for an increasing line, or for a decreasing one (reversed:
@@ -242,6 +251,56 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     a.prod = p->op == TSCAN_OP_PROD;
     a.exclusive = p->exclusive != 0;
     return a;
+}
+
+// ---- vectors: several elements moved by one load or store --------------------------------
+// Lines packed by w: the last batch dimension has unit stride in both tensors and a multiple
+// of w lines, and every other stride and both bases are whole vectors of w elements.
+inline bool lines_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
+    const int last = a.batch.ndim - 1;
+    const size_t bytes = (size_t)w * elem_size;
+    if (last < 0 || a.batch.in_strides[last] != 1 || a.batch.out_strides[last] != 1 ||
+        a.batch.sizes[last] % w != 0 || (uintptr_t)a.in % bytes != 0 || (uintptr_t)a.out % bytes != 0 ||
+        a.in_step % w != 0 || a.out_step % w != 0)
+        return false;
+    for (int d = 0; d < last; ++d)
+        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
+    return true;
+}
+
+// A vector of w neighbouring lines becomes one line of the kernel: w times fewer, w elements
+// apart. Needs lines_packed_by(a, w).
+inline void pack_lines(scan_args &a, int64_t w) {
+    const int last = a.batch.ndim - 1;
+    a.batch.sizes[last] /= w;
+    a.batch.in_strides[last] = w;
+    a.batch.out_strides[last] = w;
+    a.lines /= w;
+}
+
+// The axis packed by w: unit steps in both tensors (either sign), a multiple of w elements a
+// line, every batch stride a multiple of w, and the vectors' lowest addresses aligned. A
+// decreasing step's vector starts w - 1 elements below its first scan element.
+inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
+    if ((a.in_step != 1 && a.in_step != -1) || (a.out_step != 1 && a.out_step != -1) || a.n % w != 0) return false;
+    const int64_t bytes = w * (int64_t)elem_size;
+    const int64_t in_low = (int64_t)(uintptr_t)a.in - (a.in_step < 0 ? (w - 1) * (int64_t)elem_size : 0);
+    const int64_t out_low = (int64_t)(uintptr_t)a.out - (a.out_step < 0 ? (w - 1) * (int64_t)elem_size : 0);
+    if (in_low % bytes != 0 || out_low % bytes != 0) return false;
+    for (int d = 0; d < a.batch.ndim; ++d)
+        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
+    return true;
+}
+
+// w consecutive elements of a line become one element of the kernel: n / w of them, each
+// addressed at its lowest element (for a decreasing step, its elements lie in reverse order).
+// Needs axis_packed_by(a, w).
+inline void pack_axis(scan_args &a, int64_t w, size_t elem_size) {
+    if (a.in_step < 0) a.in -= (w - 1) * (int64_t)elem_size;
+    if (a.out_step < 0) a.out -= (w - 1) * (int64_t)elem_size;
+    a.n /= w;
+    a.in_step *= w;
+    a.out_step *= w;
 }
 
 // The check of a strategy that takes every layout, and the workspace size of one that needs

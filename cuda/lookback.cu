@@ -6,18 +6,23 @@
 // aggregates and inclusive prefixes, so the data is read once and written once.
 //
 //   - Strided axis with 16 lines or more: cols = 32 lines, one per lane, by 256 rows (128
-//     for 8-byte accumulators). A warp loads its own rows straight into registers, every
-//     load coalesced across neighbouring lines.
+//     for 8-byte elements). A warp loads its own rows straight into registers, every load
+//     coalesced across neighbouring lines.
 //   - Contiguous axis, or fewer lines: cols = 1, a tile is a chunk of 8192 (4096) elements
 //     of one line. Loads and stores are striped across the block (coalesced along the line)
 //     and transposed through shared memory so that each thread scans consecutive elements.
 //
+// 1- and 2-byte elements move as 32-bit words wherever the layout allows: a lane's "line" is
+// then a word of 4 / size neighbouring lines (column blocks), or a line's "element" a word
+// of 4 / size consecutive elements (line chunks), so a tile moves as many bytes as a float32
+// one. Otherwise they move one at a time, zero-extended to a 32-bit slot.
+//
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
-// forward progress needs no co-residency. For 4- and 8-byte elements a block is pipelined: a
-// warp of its own looks back while the others load the next tile (see lookback_kernel). The
-// workspace is the counter, one status flag per tile that has a successor, and two value
-// arrays; the counter and flags are cleared on the stream every call.
+// forward progress needs no co-residency. When a thread's loads fill 32-bit slots a block is
+// pipelined: a warp of its own looks back while the others load the next tile (see
+// lookback_kernel). The workspace is the counter, one status flag per tile that has a
+// successor, and two value arrays; the counter and flags are cleared on the stream every call.
 #include <cuda/atomic>
 #include <cuda/barrier>
 
@@ -31,16 +36,42 @@ namespace {
 constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
 constexpr int kWarps = kThreads / 32;  // data warps
 
-// Pipelined blocks (4- and 8-byte elements): 8 data warps and a warp that looks back, with two
-// tile buffers, so that the next tile loads while the current one looks back. Two buffers of
-// 33 KB fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
-// Serial blocks (1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back while the
-// others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md): pipelining
-// took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols from 43 down to
-// 31: a 2-byte load moves too little for 3 blocks' loads to cover the memory latency.
-template <class T> constexpr bool pipelined() { return sizeof(T) >= 4; }
-template <class T> constexpr int block_threads() { return pipelined<T>() ? kThreads + 32 : kThreads; }
-template <class T> constexpr int blocks_per_sm() { return pipelined<T>() ? 3 : 4; }
+// What a thread loads at once: V elements of T (V = 4 / size for packed 1- and 2-byte
+// elements, else 1), kept raw in a shared-memory slot of 8 bytes for 8-byte elements, else 4.
+template <class T> using slot_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <class T, int V> struct slot_io {
+    using S = slot_t<T>;
+    static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
+    // Element j of a slot, counted from its lowest address.
+    static __device__ __forceinline__ T get(S s, int j) {
+        if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<T>(s);
+        else return word_element<T>(s, j);
+    }
+    static __device__ __forceinline__ S with(S s, int j, T x) {
+        if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<S>(x);
+        else return with_word_element(s, j, x);
+    }
+    static __device__ __forceinline__ S load(const T *p) {
+        if constexpr (kFull) return *reinterpret_cast<const S *>(p);
+        else return with((S)0, 0, *p);
+    }
+    static __device__ __forceinline__ void store(T *p, S s) {
+        if constexpr (kFull) *reinterpret_cast<S *>(p) = s;
+        else *p = get(s, 0);
+    }
+};
+
+// Pipelined blocks (full slots): 8 data warps and a warp that looks back, with two tile
+// buffers, so that the next tile loads while the current one looks back. Two buffers of 33 KB
+// fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
+// Serial blocks (unpacked 1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back
+// while the others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md):
+// pipelining took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols,
+// loaded one element at a time, from 43 down to 31: 2-byte loads in 3 blocks keep too few
+// bytes in flight.
+template <class T, int V> constexpr bool pipelined() { return slot_io<T, V>::kFull; }
+template <class T, int V> constexpr int block_threads() { return pipelined<T, V>() ? kThreads + 32 : kThreads; }
+template <class T, int V> constexpr int blocks_per_sm() { return pipelined<T, V>() ? 3 : 4; }
 constexpr unsigned kFullMask = 0xffffffffu;
 // Look-back window: each step reads the flags of 32 x this many predecessors at once (one per
 // lane and load), then the values of those it needs, so one step costs two L2 round trips. A
@@ -48,9 +79,9 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // behind: 32 tiles for column blocks, 128 for line chunks (one chain for one long line).
 template <int Cols> constexpr int flag_loads_per_lane() { return Cols == 1 ? 4 : 1; }
 
-// Elements each thread holds in registers: 32 four-byte or 16 eight-byte accumulators, so a
-// tile carries 8192 (4096) elements and the look-back traffic is a few percent of the data.
-constexpr int items_per_thread(size_t acc_bytes) { return acc_bytes == 8 ? 16 : 32; }
+// Slots each thread holds: 32 of 4 bytes or 16 of 8, so a tile carries 32 KB and the
+// look-back traffic is a few percent of the data.
+constexpr int items_per_thread(size_t slot_bytes) { return slot_bytes == 8 ? 16 : 32; }
 
 // Tile status flags. A flag only ever grows, and the value it announces is written before it.
 enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
@@ -58,7 +89,11 @@ enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
 // The two tile shapes: 32 lines (one per lane) of a strided axis, or a chunk of one line.
 enum tile_cols : int { kLineChunk = 1, kColumnBlock = 32 };
 
-// Tile id = chunk * groups + group: chunk-major, so that all chains advance together.
+// Lines a data thread serves: a column block lane's V packed lines, or a chunk's one line.
+template <int Cols, int V> constexpr int lines_per_thread() { return Cols == kLineChunk ? 1 : V; }
+
+// Tile id = chunk * groups + group: chunk-major, so that all chains advance together. Lines and
+// rows count the kernel's elements: a word of V packed elements is one.
 struct tile_layout {
     int64_t rows;    // axis elements per tile: (kThreads / cols) * items per thread
     int64_t groups;  // chains: ceil(lines / cols)
@@ -72,23 +107,47 @@ struct tile_layout {
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
     uint32_t *flags;              // [status_tiles]
-    A *aggregate;                 // [status_tiles][cols]: the tile's own reduction, per line
-    A *inclusive;                 // [status_tiles][cols]: scan of the chain through the tile
+    A *aggregate;                 // [status_tiles][tile lines]: the tile's own reduction, per line
+    A *inclusive;                 // [status_tiles][tile lines]: scan of the chain through the tile
+};
+
+// How lookback runs a problem: the tile shape, the elements a word packs, and the problem as
+// the kernel sees it (packed, when V > 1).
+struct lookback_plan {
+    scan_args a;
+    int cols;
+    int v;
+    int tile_lines() const { return cols == kLineChunk ? 1 : cols * v; }  // status values per tile
 };
 
 // Column blocks when the axis is strided and there are lines enough to fill most lanes
 // (neighbouring lines are then usually neighbouring addresses); otherwise each line is its
-// own chain, read along the axis (coalesced when the axis is contiguous).
-inline int tile_cols_for(const tscan_problem *p) {
+// own chain, read along the axis (coalesced when the axis is contiguous). 1- and 2-byte
+// elements pack into words when the lines (column blocks) or the axis (line chunks) allow.
+template <class T> lookback_plan make_plan(const tscan_problem *p) {
+    constexpr int kPack = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+    lookback_plan plan{make_scan_args(p), kLineChunk, 1};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
-    return !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
+    plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
+    if (kPack > 1) {
+        if (plan.cols == kColumnBlock && lines_packed_by(plan.a, kPack, sizeof(T))) {
+            pack_lines(plan.a, kPack);
+            plan.v = kPack;
+        } else if (plan.cols == kLineChunk && axis_packed_by(plan.a, kPack, sizeof(T))) {
+            pack_axis(plan.a, kPack, sizeof(T));
+            plan.v = kPack;
+        }
+    }
+    return plan;
 }
 
-template <class A> tile_layout make_layout(const tscan_problem *p, int cols) {
+template <class T> tile_layout make_layout(const lookback_plan &plan) {
+    const scan_args &a = plan.a;
+    const int cols = plan.cols;
     tile_layout L;
-    L.rows = (int64_t)(kThreads / cols) * items_per_thread(sizeof(A));
-    L.groups = (p->lines + cols - 1) / cols;
-    L.chunks = (p->n + L.rows - 1) / L.rows;
+    L.rows = (int64_t)(kThreads / cols) * items_per_thread(sizeof(slot_t<T>));
+    L.groups = (a.lines + cols - 1) / cols;
+    L.chunks = (a.n + L.rows - 1) / L.rows;
     L.tiles = L.groups * L.chunks;
     L.status_tiles = L.groups * (L.chunks - 1);
     return L;
@@ -102,11 +161,11 @@ struct workspace_plan {
     size_t total;
 };
 
-template <class A> workspace_plan plan_workspace(const tile_layout &L, int cols) {
+template <class A> workspace_plan plan_workspace(const tile_layout &L, int tile_lines) {
     workspace_plan w;
     w.cleared = sizeof(unsigned long long) + (size_t)L.status_tiles * sizeof(uint32_t);
     w.values = (w.cleared + 7) & ~(size_t)7;
-    w.total = w.values + 2 * (size_t)L.status_tiles * (size_t)cols * sizeof(A);
+    w.total = w.values + 2 * (size_t)L.status_tiles * (size_t)tile_lines * sizeof(A);
     return w;
 }
 
@@ -114,16 +173,19 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
-// One warp sets a tile's status: lane l < Cols writes line l's value, then lane 0 the flag.
-// The last tile of a chain publishes nothing: no one reads it.
-template <int Cols, class A>
-__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, int64_t tile, A *values, A value,
-                               tile_flag state) {
+// One warp sets a tile's status: lane l < Cols writes its LV lines' values, then lane 0 the
+// flag. The last tile of a chain publishes nothing: no one reads it.
+template <int Cols, int LV, class A>
+__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, int64_t tile, A *values,
+                               const A (&value)[LV], tile_flag state) {
     if (tile >= L.status_tiles) return;
     const int lane = threadIdx.x % 32;
     // Release: the lanes' values are written before the flag that announces them (the warp
     // barrier orders them before lane 0's release store).
-    if (lane < Cols) values[tile * Cols + lane] = value;
+    if (lane < Cols) {
+#pragma unroll
+        for (int j = 0; j < LV; ++j) values[(tile * Cols + lane) * LV + j] = value[j];
+    }
     __syncwarp();
     if (lane == 0)
         cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_release);
@@ -131,34 +193,42 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
 
 // A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the
 // chain's first tile the inclusive prefix op(start, aggregate) at once.
-template <int Cols, class A>
+template <int Cols, int LV, class A>
 __device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile,
-                                  A start, A aggregate) {
-    if (tile < L.groups) /* chunk 0 */ publish_status<Cols>(L, st, tile, st.inclusive, op(start, aggregate), kInclusive);
-    else publish_status<Cols>(L, st, tile, st.aggregate, aggregate, kAggregate);
+                                  A start, const A (&aggregate)[LV]) {
+    if (tile < L.groups) /* chunk 0 */ {
+        A inclusive[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) inclusive[j] = op(start, aggregate[j]);
+        publish_status<Cols>(L, st, tile, st.inclusive, inclusive, kInclusive);
+    } else {
+        publish_status<Cols>(L, st, tile, st.aggregate, aggregate, kAggregate);
+    }
 }
 
 // The look-back warp: the exclusive prefix of a tile whose aggregate is published, found over
-// its chain's predecessors; then publishes the tile's inclusive prefix. Lane l serves line
-// l % Cols. The chain's first tile starts from `start` (op.start); every other reduction from
-// op.neutral(), so that the sign of a zero sum is the reference's.
-template <int Cols, class A>
-__device__ A look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
-                       A aggregate) {
+// its chain's predecessors; then publishes the tile's inclusive prefix. Lane l serves the LV
+// lines of lane l % Cols; `aggregate` and `prefix` hold the tile's lines in that order. The
+// chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
+// so that the sign of a zero sum is the reference's.
+template <int Cols, int LV, class A>
+__device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
+                          const A *aggregate, A *prefix_out) {
     constexpr int kFlagLoads = flag_loads_per_lane<Cols>();
     constexpr int kWindowTiles = 32 * kFlagLoads;
     constexpr int kLanesPerCol = 32 / Cols;
     const int lane = threadIdx.x % 32;
     const int col = lane % Cols;
     const int64_t chunk = tile / L.groups, group = tile % L.groups;
-    if (chunk == 0) return start;
+    A prefix[LV];
+#pragma unroll
+    for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
 
     // Predecessor o >= 0 of the window is chunk - 1 - (base + o) of the same chain; before
     // chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
     // predecessors l + 32 w; the warp shares them through ballots, so every line sees the same
     // statuses and the control flow stays uniform.
-    A prefix = op.neutral();
-    for (int64_t base = 0;;) {
+    for (int64_t base = 0; chunk > 0;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
@@ -185,7 +255,9 @@ __device__ A look_back(const tile_layout &L, const tile_status<A> &st, const sca
         __syncwarp();
         const int64_t real = chunk - base;  // predecessors of the window that exist
         const int count = (int)min((int64_t)min(first + 1, kWindowTiles), real);
-        A sum = op.neutral();
+        A sum[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) sum[j] = op.neutral();
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
             const int end = min(count - 32 * w, 32);
@@ -193,76 +265,98 @@ __device__ A look_back(const tile_layout &L, const tile_status<A> &st, const sca
             for (int o = lane / Cols; o < end; o += kLanesPerCol) {
                 const int64_t pred = chunk - 1 - (base + 32 * w + o);
                 A *values = (inclusive[w] >> o) & 1 ? st.inclusive : st.aggregate;
-                sum = op(sum, load_relaxed(values[(pred * L.groups + group) * Cols + col]));
+                A *line = values + ((pred * L.groups + group) * Cols + col) * LV;
+#pragma unroll
+                for (int j = 0; j < LV; ++j) sum[j] = op(sum[j], load_relaxed(line[j]));
             }
         }
 #pragma unroll
-        for (int d = Cols; d < 32; d *= 2) sum = op(sum, __shfl_xor_sync(kFullMask, sum, d));
-        prefix = op(sum, prefix);
+        for (int j = 0; j < LV; ++j) {
+#pragma unroll
+            for (int d = Cols; d < 32; d *= 2) sum[j] = op(sum[j], __shfl_xor_sync(kFullMask, sum[j], d));
+            prefix[j] = op(sum[j], prefix[j]);
+        }
         if (first < kWindowTiles) break;
         base += kWindowTiles;
     }
 
-    publish_status<Cols>(L, st, tile, st.inclusive, op(prefix, aggregate), kInclusive);
-    return prefix;
+    if (chunk > 0) {  // chunk 0 published its inclusive prefix with its aggregate
+        A inclusive[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) inclusive[j] = op(prefix[j], aggregate[col * LV + j]);
+        publish_status<Cols>(L, st, tile, st.inclusive, inclusive, kInclusive);
+    }
+    if (lane < Cols) {
+#pragma unroll
+        for (int j = 0; j < LV; ++j) prefix_out[lane * LV + j] = prefix[j];
+    }
 }
 
-// Shared-memory elements of one tile buffer: the tile, padded one slot per 128 bytes.
-template <class A> constexpr int buffer_slots() {
-    return kThreads * items_per_thread(sizeof(A)) + kThreads * items_per_thread(sizeof(A)) / (128 / (int)sizeof(A));
+// Shared-memory slots of one tile buffer: the tile, padded one slot per 128 bytes.
+template <class S> constexpr int buffer_slots() {
+    return kThreads * items_per_thread(sizeof(S)) + kThreads * items_per_thread(sizeof(S)) / (128 / (int)sizeof(S));
 }
-template <class T, class A> constexpr size_t dynamic_smem_bytes() {
-    return (pipelined<T>() ? 2 : 1) * (size_t)buffer_slots<A>() * sizeof(A);
+template <class T, int V> constexpr size_t dynamic_smem_bytes() {
+    return (pipelined<T, V>() ? 2 : 1) * (size_t)buffer_slots<slot_t<T>>() * sizeof(slot_t<T>);
 }
 
 // A pipelined block is 8 data warps and one look-back warp, with two tile buffers in shared
 // memory. While the look-back warp finds the prefix of the current tile, the data warps claim,
-// load, scan and publish the next one into the other buffer; then they finish the current tile
-// (add the prefix, store). So a look-back no longer stops the block's memory traffic, and a
-// tile's aggregate is published as soon as its data is in, whatever its predecessors are doing:
-// claiming the next tile early delays no chain. (An earlier try, which loaded the next tile in
-// the waiting warps but published it only after the current look-back, cost 10-26 points.)
-// A serial block (1- and 2-byte elements) runs the same steps one after another, warp 0
+// load, reduce and publish the next one into the other buffer; then they finish the current
+// tile (scan it from its prefix, store). So a look-back no longer stops the block's memory
+// traffic, and a tile's aggregate is published as soon as its data is in, whatever its
+// predecessors are doing: claiming the next tile early delays no chain. (An earlier try, which
+// loaded the next tile in the waiting warps but published it only after the current
+// look-back, cost 10-26 points.) A serial block runs the same steps one after another, warp 0
 // looking back while the other warps wait.
 //
 // Data thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
 // A column block's warp is one slice and loads its rows straight into registers, coalesced
 // across lanes. A line chunk is loaded striped across the block (coalesced along the line)
 // and transposed through shared memory, padded one slot per 128 bytes so that each thread's
-// run of R elements starts on its own bank. Either way the scanned rows wait in their buffer
-// until the prefix is known, so that they hold no registers then.
+// run of R slots starts on its own bank. Either way the tile waits raw in its buffer until
+// the prefix is known, so that it holds no registers then, and is scanned on the way out.
 //
 // A column block whose output is contiguous along the axis (a transposed input: lines are
 // neighbours in the input, rows in the output) stores line by line instead: the finished
 // tile goes through shared memory, padded one slot per row of slots so that a warp reads a
 // line's rows from distinct banks, and each warp writes a run of one line's rows.
-template <tscan_dtype D, int Cols>
-__global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), blocks_per_sm<typename dtype_traits<D>::T>())
+template <tscan_dtype D, int Cols, int V>
+__global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(),
+                                  blocks_per_sm<typename dtype_traits<D>::T, V>())
     lookback_kernel(scan_args a, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
     using A = typename Traits::A;
-    constexpr int R = items_per_thread(sizeof(A));
+    using IO = slot_io<T, V>;
+    using S = slot_t<T>;
+    constexpr int R = items_per_thread(sizeof(S));
+    constexpr int LV = lines_per_thread<Cols, V>();
+    constexpr int kTileLines = Cols * LV;
     constexpr bool kTransposed = Cols == kLineChunk;
-    constexpr int kSlots = 128 / sizeof(A);
+    constexpr bool kPipelined = pipelined<T, V>();
+    constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
-    static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<A>(), "a column block's padded slots fit a buffer");
+    static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
     const bool lookback_warp = warp == kWarps;
     const int first_row = kTransposed ? t : warp * R;
-    // Shared-memory slot of the thread's scanned row r, and of the element loaded striped as row i.
+    // A packed line chunk's word holds its elements in reverse order when its step decreases.
+    const bool in_reversed = kTransposed && V > 1 && a.in_step < 0;
+    const bool out_reversed = kTransposed && V > 1 && a.out_step < 0;
+    // Shared-memory slot of the thread's row r, and of the slot loaded striped as row i.
     const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
     const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
 
     extern __shared__ __align__(16) unsigned char s_dynamic[];
-    A *const s_buffers = reinterpret_cast<A *>(s_dynamic);
-    __shared__ long long s_tile[2];           // the tile in each buffer
-    __shared__ A s_warp_total[2][kWarps][32];  // per buffer: each slice's total per line
-    __shared__ A s_tile_aggregate[2][32];
-    __shared__ A s_tile_prefix[2][32];
+    S *const s_buffers = reinterpret_cast<S *>(s_dynamic);
+    __shared__ long long s_tile[2];                 // the tile in each buffer
+    __shared__ A s_warp_total[kWarps][kTileLines];  // the staged tile: each slice's total per line
+    __shared__ A s_tile_aggregate[2][kTileLines];   // per buffer
+    __shared__ A s_tile_prefix[2][kTileLines];
     __shared__ T *s_line_out[32];  // line-by-line stores: each line's output base
     // The data threads' barrier. Pipelined blocks need one that the look-back warp does not take
     // part in: an mbarrier rather than a named barrier (bar.sync 1, 256), which is as good on
@@ -271,7 +365,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
 #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::barrier<cuda::thread_scope_block> s_data_sync;
     const auto data_barrier = [&] {
-        if constexpr (pipelined<T>()) s_data_sync.arrive_and_wait();
+        if constexpr (kPipelined) s_data_sync.arrive_and_wait();
         else __syncthreads();
     };
 
@@ -298,70 +392,100 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
         }
         return v;
     };
+    // Element e of a slot in scan order: line e of a column block's word, or the e-th
+    // element along the axis of a line chunk's.
+    const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, in_reversed ? V - 1 - e : e)); };
+    const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
 
-    // Data warps: load a tile into buffer buf, scan each thread's rows, then the slices' totals
-    // per line (within the warp: lanes Cols apart serve the same line; then across warps), and
-    // publish the tile's aggregate. Returns the thread's exclusive prefix within its warp.
-    const auto stage = [&](int64_t tile, int buf, const rows_of &v) {
-        A *const s_items = s_buffers + buf * buffer_slots<A>();
-        A items[R];
+    // Data warps: load a tile into buffer buf and reduce each thread's rows, then the slices'
+    // totals per line (within the warp: lanes Cols apart serve the same line; then across
+    // warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive prefix
+    // within the tile.
+    const auto stage = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
+        S *const s_items = s_buffers + buf * buffer_slots<S>();
+        S slots[R];
         {
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
-            for (int i = 0; i < R; ++i, offset += step)
-                items[i] = i * kRowStride < v.left ? Traits::load(v.in[offset]) : op.neutral();
+            for (int i = 0; i < R; ++i, offset += step) slots[i] = i * kRowStride < v.left ? IO::load(v.in + offset) : S(0);
         }
         if (kTransposed) {
 #pragma unroll
-            for (int i = 0; i < R; ++i) s_items[striped_slot(i)] = items[i];
+            for (int i = 0; i < R; ++i) s_items[striped_slot(i)] = slots[i];
             data_barrier();
 #pragma unroll
-            for (int r = 0; r < R; ++r) items[r] = s_items[own_slot(r)];
-        }
-#pragma unroll
-        for (int r = 1; r < R; ++r) items[r] = op(items[r - 1], items[r]);
-#pragma unroll
-        for (int r = 0; r < R; ++r) s_items[own_slot(r)] = items[r];
-        A warp_inclusive = items[R - 1];
-#pragma unroll
-        for (int d = Cols; d < 32; d *= 2) {
-            const A up = __shfl_up_sync(kFullMask, warp_inclusive, d);
-            if (lane >= d) warp_inclusive = op(up, warp_inclusive);
-        }
-        const A warp_exclusive = __shfl_up_sync(kFullMask, warp_inclusive, Cols);
-        if (lane >= 32 - Cols) s_warp_total[buf][warp][col] = warp_inclusive;
-        data_barrier();
-        if (warp == 0) {
-            A aggregate = op.neutral();
-            for (int w = 0; w < kWarps; ++w) aggregate = op(aggregate, s_warp_total[buf][w][col]);
-            if (lane < Cols) s_tile_aggregate[buf][lane] = aggregate;
-            publish_aggregate<Cols>(L, st, op, tile, op.start(a.exclusive), aggregate);
-        }
-        return warp_exclusive;
-    };
-
-    // Data warps: add the tile's prefix (s_tile_prefix[buf]) to the scanned rows in buffer buf
-    // and store them.
-    const auto finish = [&](int64_t tile, int buf, A warp_exclusive, const rows_of &v) {
-        A *const s_items = s_buffers + buf * buffer_slots<A>();
-        A prefix = s_tile_prefix[buf][col];
-        for (int w = 0; w < warp; ++w) prefix = op(prefix, s_warp_total[buf][w][col]);
-        if (lane >= Cols) prefix = op(prefix, warp_exclusive);
-        A items[R];
-        if (a.exclusive) {
-            items[0] = prefix;
-#pragma unroll
-            for (int r = 1; r < R; ++r) items[r] = op(prefix, s_items[own_slot(r - 1)]);
+            for (int r = 0; r < R; ++r) slots[r] = s_items[own_slot(r)];
         } else {
 #pragma unroll
-            for (int r = 0; r < R; ++r) items[r] = op(prefix, s_items[own_slot(r)]);
+            for (int r = 0; r < R; ++r) s_items[own_slot(r)] = slots[r];
         }
-        const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
-        if (kTransposed || line_by_line) {
-            // Each thread overwrites only its own slots: no barrier needed before.
+        // Rows past the end of the line load as zeros: they only reach totals that no
+        // existing element and no published status depends on.
+        A total[LV];
 #pragma unroll
-            for (int r = 0; r < R; ++r) s_items[own_slot(r)] = items[r];
+        for (int j = 0; j < LV; ++j) total[j] = op.neutral();
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) total[line_of(e)] = op(total[line_of(e)], element_in(slots[r], e));
+        }
+        A warp_exclusive[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) {
+#pragma unroll
+            for (int d = Cols; d < 32; d *= 2) {
+                const A up = __shfl_up_sync(kFullMask, total[j], d);
+                if (lane >= d) total[j] = op(up, total[j]);
+            }
+            warp_exclusive[j] = __shfl_up_sync(kFullMask, total[j], Cols);
+            if (lane >= 32 - Cols) s_warp_total[warp][col * LV + j] = total[j];
+        }
+        data_barrier();
+#pragma unroll
+        for (int j = 0; j < LV; ++j) {
+            A prefix = op.neutral();
+            for (int w = 0; w < warp; ++w) prefix = op(prefix, s_warp_total[w][col * LV + j]);
+            within[j] = lane >= Cols ? op(prefix, warp_exclusive[j]) : prefix;
+        }
+        if (warp == 0) {
+            A aggregate[LV];
+#pragma unroll
+            for (int j = 0; j < LV; ++j) {
+                aggregate[j] = op.neutral();
+                for (int w = 0; w < kWarps; ++w) aggregate[j] = op(aggregate[j], s_warp_total[w][col * LV + j]);
+                if (lane < Cols) s_tile_aggregate[buf][lane * LV + j] = aggregate[j];
+            }
+            publish_aggregate<Cols>(L, st, op, tile, op.start(a.exclusive), aggregate);
+        }
+    };
+
+    // Data warps: scan the raw rows in buffer buf from the tile's prefix (s_tile_prefix[buf])
+    // and the thread's prefix within it, and store them.
+    const auto finish = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
+        S *const s_items = s_buffers + buf * buffer_slots<S>();
+        A running[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) running[j] = op(s_tile_prefix[buf][col * LV + j], within[j]);
+        const bool line_by_line = V == 1 && !kTransposed && (a.out_step == 1 || a.out_step == -1);
+        const bool through_shared = kTransposed || line_by_line;
+        int64_t offset = v.k0 * a.out_step;
+#pragma unroll
+        for (int r = 0; r < R; ++r, offset += a.out_step) {
+            const S in = s_items[own_slot(r)];
+            S out = 0;
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                A &acc = running[line_of(e)];
+                const A next = op(acc, element_in(in, e));
+                out = IO::with(out, out_reversed ? V - 1 - e : e, Traits::store(a.exclusive ? acc : next));
+                acc = next;
+            }
+            // Each thread overwrites only its own slots: no barrier needed before.
+            if (through_shared) s_items[own_slot(r)] = out;
+            else if (r < v.left) IO::store(v.out + offset, out);
+        }
+        if (through_shared) {
             if (line_by_line && warp == 0) s_line_out[lane] = v.out;
             data_barrier();
         }
@@ -375,24 +499,20 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
             if (k < a.n) {
 #pragma unroll 4
                 for (int c = t / kTileRows; c < Cols; c += kLineSteps)
-                    if (T *line_out = s_line_out[c]) line_out[k * a.out_step] = Traits::store(s_items[slot + c]);
+                    if (T *line_out = s_line_out[c]) IO::store(line_out + k * a.out_step, s_items[slot + c]);
             }
-        } else {
-            if (kTransposed) {
-#pragma unroll
-                for (int i = 0; i < R; ++i) items[i] = s_items[striped_slot(i)];
-            }
-            int64_t offset = v.k0 * a.out_step;
+        } else if (kTransposed) {
+            offset = v.k0 * a.out_step;
             const int64_t step = kRowStride * a.out_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
-                if (i * kRowStride < v.left) v.out[offset] = Traits::store(items[i]);
+                if (i * kRowStride < v.left) IO::store(v.out + offset, s_items[striped_slot(i)]);
         }
     };
 
     // Tiles are claimed in order from the counter, each only when the block can load it at
     // once: a claimed tile that waits behind another stalls every successor in its chain.
-    if constexpr (!pipelined<T>()) {
+    if constexpr (!kPipelined) {
         for (;;) {
             __syncthreads();  // everyone has read s_tile and is done with the previous tile
             if (t == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
@@ -400,14 +520,14 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
             const int64_t tile = s_tile[0];
             if (tile >= L.tiles) return;
             const rows_of v = rows_of_tile(tile);
-            const A warp_exclusive = stage(tile, 0, v);
+            A within[LV];
+            stage(tile, 0, v, within);
             if (warp == 0) {
                 __syncwarp();  // lane 0's s_tile_aggregate, when Cols is 1
-                const A prefix = look_back<Cols>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[0][col]);
-                if (lane < Cols) s_tile_prefix[0][lane] = prefix;
+                look_back<Cols, LV>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[0], s_tile_prefix[0]);
             }
             __syncthreads();
-            finish(tile, 0, warp_exclusive, v);
+            finish(tile, 0, within, v);
         }
     } else {
         if (t == 0) {
@@ -418,70 +538,78 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T>(), 
         int64_t tile = s_tile[0];
         if (tile >= L.tiles) return;
         int buf = 0;
-        A warp_exclusive = op.neutral(), next_warp_exclusive = op.neutral();
-        if (!lookback_warp) warp_exclusive = stage(tile, buf, rows_of_tile(tile));
+        A within[LV], next_within[LV];
+        if (!lookback_warp) stage(tile, buf, rows_of_tile(tile), within);
         __syncthreads();  // the tile's aggregate is in s_tile_aggregate
         for (;;) {
             const int next_buf = buf ^ 1;
             if (lookback_warp) {
-                const A prefix = look_back<Cols>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[buf][col]);
-                if (lane < Cols) s_tile_prefix[buf][lane] = prefix;
+                look_back<Cols, LV>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[buf], s_tile_prefix[buf]);
             } else {
-                // The other buffer was last read by the previous finish, which every data thread
-                // has passed before this barrier.
+                // The other buffer was last read by the previous finish, and s_warp_total by the
+                // previous stage, which every data thread has passed before this barrier.
                 if (t == 0) s_tile[next_buf] = (long long)atomicAdd(st.counter, 1ull);
                 data_barrier();
                 const int64_t next = s_tile[next_buf];
-                if (next < L.tiles) next_warp_exclusive = stage(next, next_buf, rows_of_tile(next));
+                if (next < L.tiles) stage(next, next_buf, rows_of_tile(next), next_within);
             }
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
             const int64_t next = s_tile[next_buf];
             // The line pointers are found again rather than kept across the next tile's stage,
             // which would hold them in registers through its loads.
-            if (!lookback_warp) finish(tile, buf, warp_exclusive, rows_of_tile(tile));
+            if (!lookback_warp) finish(tile, buf, within, rows_of_tile(tile));
             if (next >= L.tiles) break;
             tile = next;
             buf = next_buf;
-            warp_exclusive = next_warp_exclusive;
+#pragma unroll
+            for (int j = 0; j < LV; ++j) within[j] = next_within[j];
         }
     }
 }
 
 template <tscan_dtype D> struct lookback_workspace {
     static tscan_status run(const tscan_problem *p, size_t *bytes) {
-        using A = typename dtype_traits<D>::A;
-        const int cols = tile_cols_for(p);
-        *bytes = plan_workspace<A>(make_layout<A>(p, cols), cols).total;
+        constexpr tscan_dtype K = kernel_dtype(D);
+        using T = typename dtype_traits<K>::T;
+        const lookback_plan plan = make_plan<T>(p);
+        *bytes = plan_workspace<typename dtype_traits<K>::A>(make_layout<T>(plan), plan.tile_lines()).total;
         return TSCAN_SUCCESS;
     }
 };
 
-// Signed integers run the kernels of their unsigned twins (kernel_dtype): 16 kernels, not 24.
+// Signed integers run the kernels of their unsigned twins (kernel_dtype): 24 kernels, not 36.
 template <tscan_dtype D> struct lookback_launch {
+    static constexpr tscan_dtype K = kernel_dtype(D);
+    using T = typename dtype_traits<K>::T;
+    using A = typename dtype_traits<K>::A;
+    static constexpr int kPack = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
-        const int cols = tile_cols_for(p);
-        return cols == kColumnBlock ? launch_shape<kColumnBlock>(p, workspace, stream)
-                                    : launch_shape<kLineChunk>(p, workspace, stream);
+        const lookback_plan plan = make_plan<T>(p);
+        if (plan.v > 1)
+            return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, kPack>(plan, workspace, stream)
+                                             : launch_shape<kLineChunk, kPack>(plan, workspace, stream);
+        return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, 1>(plan, workspace, stream)
+                                         : launch_shape<kLineChunk, 1>(plan, workspace, stream);
     }
 
-    template <int Cols> static tscan_status launch_shape(const tscan_problem *p, void *workspace, cudaStream_t stream) {
-        constexpr tscan_dtype K = kernel_dtype(D);
-        using A = typename dtype_traits<K>::A;
-        const tile_layout L = make_layout<A>(p, Cols);
-        const workspace_plan w = plan_workspace<A>(L, Cols);
+    template <int Cols, int V>
+    static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
+        const tile_layout L = make_layout<T>(plan);
+        const workspace_plan w = plan_workspace<A>(L, plan.tile_lines());
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
         st.flags = reinterpret_cast<uint32_t *>(base + sizeof(unsigned long long));
         st.aggregate = reinterpret_cast<A *>(base + w.values);
-        st.inclusive = st.aggregate + L.status_tiles * Cols;
+        st.inclusive = st.aggregate + L.status_tiles * plan.tile_lines();
 
         // Persistent grid: as many blocks as can be resident, each claiming tiles until none is left.
-        const size_t smem = dynamic_smem_bytes<typename dtype_traits<K>::T, A>();
-        const int threads = block_threads<typename dtype_traits<K>::T>();
-        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        const size_t smem = dynamic_smem_bytes<T, V>();
+        const int threads = block_threads<T, V>();
+        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         int per_sm = 0, sms = 0;
-        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lookback_kernel<K, Cols>, threads, smem));
+        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lookback_kernel<K, Cols, V>, threads, smem));
         const tscan_status s = sm_count(&sms);
         if (s != TSCAN_SUCCESS) return s;
         if (per_sm < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
@@ -489,7 +617,7 @@ template <tscan_dtype D> struct lookback_launch {
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
 
         TSCAN_CUDA_CHECK(cudaMemsetAsync(workspace, 0, w.cleared, stream));
-        lookback_kernel<K, Cols><<<grid, threads, smem, stream>>>(make_scan_args(p), L, st);
+        lookback_kernel<K, Cols, V><<<grid, threads, smem, stream>>>(plan.a, L, st);
         TSCAN_LAUNCH_CHECK("lookback_kernel");
         return TSCAN_SUCCESS;
     }
@@ -508,6 +636,14 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_
 
 }  // namespace
 }  // namespace tscan
+
+extern "C" int tscan_lookback_packs_words(const tscan_problem *p) {
+    switch (p->elem_size) {
+    case 1: return tscan::make_plan<uint8_t>(p).v > 1;
+    case 2: return tscan::make_plan<uint16_t>(p).v > 1;
+    default: return 0;
+    }
+}
 
 extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::takes_every_layout,
                                                            tscan::workspace_size, tscan::launch};

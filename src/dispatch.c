@@ -15,8 +15,14 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
 }
 
 /* Shape-and-stride rules, each from the H100 sweeps in results/ (bench/NOTES.md has the
- * figures). */
+ * figures). 1- and 2-byte elements count in the 32-bit words that lookback moves them in
+ * where their layout packs (tscan_lookback_packs_words); where it does not, lookback loads
+ * them one at a time and they stay with rows, CUB and columns. */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
+    const int small = p->elem_size <= 2;
+    const int words = small && tscan_lookback_packs_words(p);
+    /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
+    const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
      * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
      * gather the input element by element. Needs lines and rows enough to fill a tile. */
@@ -25,24 +31,27 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (a 4- or 8-byte type read and written
          * forward with unit stride: 82% of copy on 2^28 float32) beats lookback's pipelined
-         * tiles (74%); its generic policy, for products and decreasing scans, does not (70%).
-         * Half types go through a converting iterator (49%), still ahead of lookback (35%). */
+         * tiles (75%); its generic policy, for products and decreasing scans, does not (70%).
+         * Half types go through a converting iterator (50%): behind lookback's words (68%),
+         * ahead of its single elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int cub_tuned = p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
-            return cub_tuned || p->elem_size <= 2 ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
+            const int cub_tuned = !small && p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
+            return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
-        /* A warp or block per line for lines up to 8192 elements, for many lines shorter than
-         * a full look-back tile's worth (16384), and for 1- and 2-byte elements, which
-         * lookback loads one at a time (256 x 2^20 float16: rows 66%, lookback 51%). Long lines
-         * of 4- and 8-byte elements are split into pipelined look-back tiles (256 x 2^20
-         * float32: lookback 81%, rows 70%; 16384 x 16384 float64: 95% vs 90%). */
-        if (p->n <= 8192 || p->elem_size <= 2 || (p->lines >= 1024 && p->n < 16384)) return TSCAN_ALGO_ROWS;
+        /* A warp or block per line for lines up to a look-back tile (8192 words), for many
+         * lines shorter than two, and for small elements that lookback would load one at a
+         * time (256 x 2^20 float16: rows 66%, lookback words 77%, single elements 51%). Longer
+         * lines are split into pipelined look-back tiles (256 x 2^20 float32: lookback 81%,
+         * rows 70%; 16384 x 16384 float64: 95% vs 90%). */
+        if (n_units <= 8192 || (small && !words) || (p->lines >= 1024 && n_units < 16384)) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,
      * 65536 columns: columns 90%, lookback 82%) or the axis is too short to split; fewer
-     * columns leave SMs idle and the axis is split into tiles (16384 columns: 83% vs 62%). */
-    if (p->lines >= 32768 || p->n <= 16) return TSCAN_ALGO_COLUMNS;
+     * columns leave SMs idle and the axis is split into tiles (16384 columns: 83% vs 62%).
+     * Packed small elements go to lookback's words up to 2^18 columns (64x4096x1024 float16:
+     * lookback 84%, columns 79%). */
+    if (p->n <= 16 || (p->lines >= 32768 && !(words && p->lines < (1 << 18)))) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }
 

@@ -104,6 +104,10 @@ extern const tscan_strategy tscan_strategy_rows;       /* cuda/rows.cu */
 extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
 
+/* Whether lookback moves p's 1- or 2-byte elements as 32-bit words, because its lines (a
+ * strided axis) or its axis (a contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
+int tscan_lookback_packs_words(const tscan_problem *p);
+
 /* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */
 tscan_algo tscan_choose_algo(const tscan_problem *p);
 

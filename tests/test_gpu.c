@@ -166,6 +166,17 @@ Test(gpu_shapes, strided_axis) {
     run_shapes(columns, sizeof columns / sizeof columns[0], "strided axis", 3, -1);
 }
 
+/* Lookback moves 1- and 2-byte elements as 32-bit words where lines (a strided axis) or the
+ * axis (a contiguous one) pack: several tiles of either, forward and reversed, packed, with
+ * negated strides (a word's elements then lie in reverse order) and in place. The rotating
+ * layouts above cover the unpacked fallbacks (odd sizes, odd strides, offsets). */
+static const gu_shape packed_words[] = {{1, {40000}, 0}, {2, {2, 20000}, 1}, {2, {600, 64}, 0}};
+Test(gpu_shapes, packed_words) {
+    static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_NEGATIVE, TU_LAYOUT_IN_PLACE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        run_shapes(packed_words, sizeof packed_words / sizeof packed_words[0], "packed words", 5 + k, kinds[k]);
+}
+
 /* A transposed input under a packed output: lines neighbour in the input, elements in the
  * output (lookback's column blocks store line by line), and the reverse for axis 0. */
 static const gu_shape transposed[] = {

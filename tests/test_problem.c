@@ -163,46 +163,73 @@ Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
     }
 }
 
-/* A few long contiguous lines of 1- and 2-byte elements go to rows, 4- and 8-byte ones to
- * lookback (256x1048576 on axis 1 in results/tscan-h100.json: rows 66% vs lookback 51% for
- * float16, lookback 75% vs rows 70% for float32). */
-Test(auto_dispatch, few_long_lines_depend_on_the_element_size) {
-    static const struct { tscan_dtype dtype; tscan_algo expected; } by_size[] = {
-        {TSCAN_INT8, TSCAN_ALGO_ROWS}, {TSCAN_FLOAT16, TSCAN_ALGO_ROWS}, {TSCAN_BFLOAT16, TSCAN_ALGO_ROWS},
-        {TSCAN_FLOAT32, TSCAN_ALGO_LOOKBACK}, {TSCAN_INT64, TSCAN_ALGO_LOOKBACK}};
-    const int64_t sizes[2] = {256, 1048576};
-    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; ++i) {
+/* Long contiguous lines and the middle axis of 1- and 2-byte elements go to lookback where it
+ * moves them as 32-bit words (256x1048576 on axis 1, float16: lookback 77% vs rows 66%;
+ * 64x4096x1024 on axis 1: lookback 84% vs columns 79%), and stay with rows and columns where
+ * their layout does not pack: here an odd row pitch, or an odd element offset. */
+typedef struct small_case {
+    tscan_dtype dtype;
+    uint32_t ndim;
+    int64_t sizes[3];
+    uint32_t axis;
+    int unpacked; /* 1: an odd row pitch on a 2-d shape, or the base one element off */
+    tscan_algo expected;
+} small_case;
+
+Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
+    static const small_case cases[] = {
+        {TSCAN_INT8, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_BFLOAT16, 2, {256, 1048576}, 1, 1, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 0, TSCAN_ALGO_ROWS}, /* one tile of words a line */
+        {TSCAN_FLOAT32, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
+        {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const small_case *c = &cases[i];
+        const size_t elem = c->dtype == TSCAN_INT8 ? 1 : c->dtype == TSCAN_FLOAT32 ? 4 : 2;
+        int64_t pitch[2] = {c->sizes[1] + 1, 1};
+        const int padded = c->unpacked && c->ndim == 2;
+        char *base = (char *)FAKE_IN + (c->unpacked && !padded ? elem : 0);
         tscan_tensor in, out;
-        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, by_size[i].dtype, 2, sizes, NULL), TSCAN_SUCCESS);
-        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, by_size[i].dtype, 2, sizes, NULL), TSCAN_SUCCESS);
-        tscan_scan_desc desc = {TSCAN_OP_SUM, 1, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        cr_assert_eq(tscan_tensor_init(&in, base, c->dtype, c->ndim, c->sizes, padded ? pitch : NULL), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, c->dtype, c->ndim, c->sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, c->axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
         tscan_algo chosen = TSCAN_ALGO_AUTO;
         cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
-        cr_expect_eq(chosen, by_size[i].expected, "%s: AUTO chose %s, expected %s", tscan_dtype_name(by_size[i].dtype),
-                     tscan_algo_name(chosen), tscan_algo_name(by_size[i].expected));
+        cr_expect_eq(chosen, c->expected, "case %zu (%s): AUTO chose %s, expected %s", i, tscan_dtype_name(c->dtype),
+                     tscan_algo_name(chosen), tscan_algo_name(c->expected));
     }
 }
 
-/* One long line goes to CUB where CUB runs its tuned sum (4- and 8-byte types, forward) and
- * for half types; products and decreasing scans of 4- and 8-byte types go to lookback, whose
- * pipelined tiles beat CUB's generic policy (bench/NOTES.md). */
+/* One long line goes to CUB where CUB runs its tuned sum (4- and 8-byte types, forward);
+ * products and decreasing scans, and 1- and 2-byte types whose line packs into words, go to
+ * lookback, whose pipelined tiles beat CUB's generic policy and converting iterator
+ * (bench/NOTES.md). A line of small elements that does not pack (odd length) stays with CUB. */
 Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_is_tuned) {
     static const struct {
         tscan_dtype dtype;
         tscan_op op;
         tscan_direction direction;
+        int64_t n;
         tscan_algo expected;
     } by_form[] = {
-        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
-        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
-        {TSCAN_INT64, TSCAN_OP_PROD, TSCAN_DECREASING, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_DECREASING, TSCAN_ALGO_CUB_DEVICE},
-        {TSCAN_INT8, TSCAN_OP_PROD, TSCAN_INCREASING, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT64, TSCAN_OP_PROD, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT8, TSCAN_OP_PROD, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_INCREASING, 268435455, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT8, TSCAN_OP_SUM, TSCAN_INCREASING, 268435454, TSCAN_ALGO_CUB_DEVICE},
     };
-    const int64_t sizes[1] = {268435456};
     for (size_t i = 0; i < sizeof by_form / sizeof by_form[0]; ++i) {
+        const int64_t sizes[1] = {by_form[i].n};
         tscan_tensor in, out;
         cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
