@@ -314,8 +314,9 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // A column block's warp is one slice and loads its rows straight into registers, coalesced
 // across lanes. A line chunk is loaded striped across the block (coalesced along the line)
 // and transposed through shared memory, padded one slot per 128 bytes so that each thread's
-// run of R slots starts on its own bank. Either way the tile waits raw in its buffer until
-// the prefix is known, so that it holds no registers then, and is scanned on the way out.
+// run of R slots starts on its own bank. Either way the tile waits in its buffer until the
+// prefix is known, so that it holds no registers then: a column block's rows of single
+// elements already scanned, anything else raw, to be scanned on the way out (kScanned).
 //
 // A column block whose output is contiguous along the axis (a transposed input: lines are
 // neighbours in the input, rows in the output) stores line by line instead: the finished
@@ -335,6 +336,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr int kTileLines = Cols * LV;
     constexpr bool kTransposed = Cols == kLineChunk;
     constexpr bool kPipelined = pipelined<T, V>();
+    // A column block of single elements keeps its rows scanned in the buffer (an accumulator
+    // fits the slot); line chunks and words keep them raw, and finish scans them. Measured on
+    // the H100 (bench/NOTES.md): raw column blocks cost int64 4 points on the transposed input
+    // (8-byte registers spilled), raw line chunks gained float32 0.5-1.
+    constexpr bool kScanned = V == 1 && !kTransposed;
     constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
@@ -397,7 +403,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, in_reversed ? V - 1 - e : e)); };
     const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
 
-    // Data warps: load a tile into buffer buf and reduce each thread's rows, then the slices'
+    // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the slices'
     // totals per line (within the warp: lanes Cols apart serve the same line; then across
     // warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive prefix
     // within the tile.
@@ -416,19 +422,31 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             data_barrier();
 #pragma unroll
             for (int r = 0; r < R; ++r) slots[r] = s_items[own_slot(r)];
-        } else {
-#pragma unroll
-            for (int r = 0; r < R; ++r) s_items[own_slot(r)] = slots[r];
         }
         // Rows past the end of the line load as zeros: they only reach totals that no
         // existing element and no published status depends on.
         A total[LV];
+        if constexpr (kScanned) {
+            A scanned = element_in(slots[0], 0);
+            s_items[own_slot(0)] = ::cuda::std::bit_cast<S>(scanned);
 #pragma unroll
-        for (int j = 0; j < LV; ++j) total[j] = op.neutral();
+            for (int r = 1; r < R; ++r) {
+                scanned = op(scanned, element_in(slots[r], 0));
+                s_items[own_slot(r)] = ::cuda::std::bit_cast<S>(scanned);
+            }
+            total[0] = scanned;
+        } else {
+            if (!kTransposed) {
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
+                for (int r = 0; r < R; ++r) s_items[own_slot(r)] = slots[r];
+            }
 #pragma unroll
-            for (int e = 0; e < V; ++e) total[line_of(e)] = op(total[line_of(e)], element_in(slots[r], e));
+            for (int j = 0; j < LV; ++j) total[j] = op.neutral();
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) total[line_of(e)] = op(total[line_of(e)], element_in(slots[r], e));
+            }
         }
         A warp_exclusive[LV];
 #pragma unroll
@@ -460,8 +478,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         }
     };
 
-    // Data warps: scan the raw rows in buffer buf from the tile's prefix (s_tile_prefix[buf])
-    // and the thread's prefix within it, and store them.
+    // Data warps: finish the scan of the rows in buffer buf from the tile's prefix
+    // (s_tile_prefix[buf]) and the thread's prefix within it, and store them.
     const auto finish = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         A running[LV];
@@ -469,17 +487,24 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         for (int j = 0; j < LV; ++j) running[j] = op(s_tile_prefix[buf][col * LV + j], within[j]);
         const bool line_by_line = V == 1 && !kTransposed && (a.out_step == 1 || a.out_step == -1);
         const bool through_shared = kTransposed || line_by_line;
+        A previous = running[0];  // scanned buffers: the inclusive scan before row r
         int64_t offset = v.k0 * a.out_step;
 #pragma unroll
         for (int r = 0; r < R; ++r, offset += a.out_step) {
             const S in = s_items[own_slot(r)];
             S out = 0;
+            if constexpr (kScanned) {
+                const A inclusive = op(running[0], ::cuda::std::bit_cast<A>(in));
+                out = IO::with(out, 0, Traits::store(a.exclusive ? previous : inclusive));
+                previous = inclusive;
+            } else {
 #pragma unroll
-            for (int e = 0; e < V; ++e) {
-                A &acc = running[line_of(e)];
-                const A next = op(acc, element_in(in, e));
-                out = IO::with(out, out_reversed ? V - 1 - e : e, Traits::store(a.exclusive ? acc : next));
-                acc = next;
+                for (int e = 0; e < V; ++e) {
+                    A &acc = running[line_of(e)];
+                    const A next = op(acc, element_in(in, e));
+                    out = IO::with(out, out_reversed ? V - 1 - e : e, Traits::store(a.exclusive ? acc : next));
+                    acc = next;
+                }
             }
             // Each thread overwrites only its own slots: no barrier needed before.
             if (through_shared) s_items[own_slot(r)] = out;
