@@ -39,6 +39,7 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // What a thread loads at once: V elements of T (V = 4 / size for packed 1- and 2-byte
 // elements, else 1), kept raw in a shared-memory slot of 8 bytes for 8-byte elements, else 4.
 template <class T> using slot_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+template <class T> constexpr int word_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; }  // V when packed
 template <class T, int V> struct slot_io {
     using S = slot_t<T>;
     static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
@@ -125,7 +126,7 @@ struct lookback_plan {
 // own chain, read along the axis (coalesced when the axis is contiguous). 1- and 2-byte
 // elements pack into words when the lines (column blocks) or the axis (line chunks) allow.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
-    constexpr int kPack = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+    constexpr int kPack = word_pack<T>();
     lookback_plan plan{make_scan_args(p), kLineChunk, 1};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
@@ -403,10 +404,10 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, in_reversed ? V - 1 - e : e)); };
     const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
 
-    // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the slices'
-    // totals per line (within the warp: lanes Cols apart serve the same line; then across
-    // warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive prefix
-    // within the tile.
+    // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the
+    // slices' totals per line (within the warp: lanes Cols apart serve the same line; then
+    // across warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive
+    // prefix within the tile.
     const auto stage = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         S slots[R];
@@ -607,7 +608,7 @@ template <tscan_dtype D> struct lookback_launch {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
-    static constexpr int kPack = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+    static constexpr int kPack = word_pack<T>();
 
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
         const lookback_plan plan = make_plan<T>(p);

@@ -190,7 +190,7 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         const small_case *c = &cases[i];
-        const size_t elem = c->dtype == TSCAN_INT8 ? 1 : c->dtype == TSCAN_FLOAT32 ? 4 : 2;
+        const size_t elem = tscan_dtype_size(c->dtype);
         int64_t pitch[2] = {c->sizes[1] + 1, 1};
         const int padded = c->unpacked && c->ndim == 2;
         char *base = (char *)FAKE_IN + (c->unpacked && !padded ? elem : 0);
