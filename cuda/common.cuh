@@ -254,42 +254,69 @@ inline scan_args make_scan_args(const tscan_problem *p) {
 }
 
 // ---- vectors: several elements moved by one load or store --------------------------------
-// Lines packed by w: the last batch dimension has unit stride in both tensors and a multiple
-// of w lines, and every other stride and both bases are whole vectors of w elements.
-inline bool lines_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
+// Each check is made of one tensor's side (input or output): a vector of w elements must be
+// whole at every address that tensor's loads or stores reach.
+struct tensor_side {
+    const char *base;
+    const int64_t *strides;  // batch strides
+    int64_t step;
+};
+inline tensor_side input_side(const scan_args &a) { return {a.in, a.batch.in_strides, a.in_step}; }
+inline tensor_side output_side(const scan_args &a) { return {a.out, a.batch.out_strides, a.out_step}; }
+
+// w neighbouring lines of one tensor form a vector: the last batch dimension has unit stride,
+// and every other stride, the step and the base are whole vectors of w elements.
+inline bool side_lines_packed_by(const scan_args &a, const tensor_side &s, int64_t w, size_t elem_size) {
     const int last = a.batch.ndim - 1;
-    const size_t bytes = (size_t)w * elem_size;
-    if (last < 0 || a.batch.in_strides[last] != 1 || a.batch.out_strides[last] != 1 ||
-        a.batch.sizes[last] % w != 0 || (uintptr_t)a.in % bytes != 0 || (uintptr_t)a.out % bytes != 0 ||
-        a.in_step % w != 0 || a.out_step % w != 0)
+    if (last < 0 || s.strides[last] != 1 || (uintptr_t)s.base % ((size_t)w * elem_size) != 0 || s.step % w != 0)
         return false;
     for (int d = 0; d < last; ++d)
-        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
+        if (s.strides[d] % w != 0) return false;
     return true;
 }
 
-// A vector of w neighbouring lines becomes one line of the kernel: w times fewer, w elements
-// apart. Needs lines_packed_by(a, w).
+// w consecutive elements of one tensor's lines form a vector: a unit step (either sign), every
+// batch stride a multiple of w, and the vectors' lowest addresses aligned (a decreasing step's
+// vector starts w - 1 elements below its first scan element). The caller checks n % w.
+inline bool side_axis_packed_by(const scan_args &a, const tensor_side &s, int64_t w, size_t elem_size) {
+    if (s.step != 1 && s.step != -1) return false;
+    const int64_t low = (int64_t)(uintptr_t)s.base - (s.step < 0 ? (w - 1) * (int64_t)elem_size : 0);
+    if (low % (w * (int64_t)elem_size) != 0) return false;
+    for (int d = 0; d < a.batch.ndim; ++d)
+        if (s.strides[d] % w != 0) return false;
+    return true;
+}
+
+inline bool whole_line_vectors(const scan_args &a, int64_t w) {
+    return a.batch.ndim > 0 && a.batch.sizes[a.batch.ndim - 1] % w == 0;
+}
+
+// Lines packed by w in both tensors.
+inline bool lines_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
+    return whole_line_vectors(a, w) && side_lines_packed_by(a, input_side(a), w, elem_size) &&
+           side_lines_packed_by(a, output_side(a), w, elem_size);
+}
+
+// A transposing layout: lines packed by w in the input, the axis packed by w in the output.
+inline bool lines_packed_into_axis_by(const scan_args &a, int64_t w, size_t elem_size) {
+    return whole_line_vectors(a, w) && a.n % w == 0 && side_lines_packed_by(a, input_side(a), w, elem_size) &&
+           side_axis_packed_by(a, output_side(a), w, elem_size);
+}
+
+// A vector of w neighbouring input lines becomes one line of the kernel: w times fewer, w
+// times the last batch stride apart. Needs lines_packed_by or lines_packed_into_axis_by.
 inline void pack_lines(scan_args &a, int64_t w) {
     const int last = a.batch.ndim - 1;
     a.batch.sizes[last] /= w;
-    a.batch.in_strides[last] = w;
-    a.batch.out_strides[last] = w;
+    a.batch.in_strides[last] *= w;
+    a.batch.out_strides[last] *= w;
     a.lines /= w;
 }
 
-// The axis packed by w: unit steps in both tensors (either sign), a multiple of w elements a
-// line, every batch stride a multiple of w, and the vectors' lowest addresses aligned. A
-// decreasing step's vector starts w - 1 elements below its first scan element.
+// The axis packed by w in both tensors, with a multiple of w elements a line.
 inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
-    if ((a.in_step != 1 && a.in_step != -1) || (a.out_step != 1 && a.out_step != -1) || a.n % w != 0) return false;
-    const int64_t bytes = w * (int64_t)elem_size;
-    const int64_t in_low = (int64_t)(uintptr_t)a.in - (a.in_step < 0 ? (w - 1) * (int64_t)elem_size : 0);
-    const int64_t out_low = (int64_t)(uintptr_t)a.out - (a.out_step < 0 ? (w - 1) * (int64_t)elem_size : 0);
-    if (in_low % bytes != 0 || out_low % bytes != 0) return false;
-    for (int d = 0; d < a.batch.ndim; ++d)
-        if (a.batch.in_strides[d] % w != 0 || a.batch.out_strides[d] % w != 0) return false;
-    return true;
+    return a.n % w == 0 && side_axis_packed_by(a, input_side(a), w, elem_size) &&
+           side_axis_packed_by(a, output_side(a), w, elem_size);
 }
 
 // w consecutive elements of a line become one element of the kernel: n / w of them, each

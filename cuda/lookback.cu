@@ -15,7 +15,9 @@
 // 1- and 2-byte elements move as 32-bit words wherever the layout allows: a lane's "line" is
 // then a word of 4 / size neighbouring lines (column blocks), or a line's "element" a word
 // of 4 / size consecutive elements (line chunks), so a tile moves as many bytes as a float32
-// one. Otherwise they move one at a time, zero-extended to a 32-bit slot.
+// one. A column block whose output is contiguous along the axis (a transposed input) stores
+// words of 4 / size consecutive elements of one line. Otherwise they move one at a time,
+// zero-extended to a 32-bit slot.
 //
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
@@ -118,20 +120,24 @@ struct lookback_plan {
     scan_args a;
     int cols;
     int v;
+    int64_t out_word_line_step;  // output elements between the lines of a column block's word
     int tile_lines() const { return cols == kLineChunk ? 1 : cols * v; }  // status values per tile
 };
 
 // Column blocks when the axis is strided and there are lines enough to fill most lanes
 // (neighbouring lines are then usually neighbouring addresses); otherwise each line is its
 // own chain, read along the axis (coalesced when the axis is contiguous). 1- and 2-byte
-// elements pack into words when the lines (column blocks) or the axis (line chunks) allow.
+// elements pack into words when the lines (column blocks: in both tensors, or in the input
+// with the axis in the output) or the axis (line chunks) allow.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kPack = word_pack<T>();
-    lookback_plan plan{make_scan_args(p), kLineChunk, 1};
+    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
     if (kPack > 1) {
-        if (plan.cols == kColumnBlock && lines_packed_by(plan.a, kPack, sizeof(T))) {
+        if (plan.cols == kColumnBlock && (lines_packed_by(plan.a, kPack, sizeof(T)) ||
+                                          lines_packed_into_axis_by(plan.a, kPack, sizeof(T)))) {
+            plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
             pack_lines(plan.a, kPack);
             plan.v = kPack;
         } else if (plan.cols == kLineChunk && axis_packed_by(plan.a, kPack, sizeof(T))) {
@@ -322,11 +328,12 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // A column block whose output is contiguous along the axis (a transposed input: lines are
 // neighbours in the input, rows in the output) stores line by line instead: the finished
 // tile goes through shared memory, padded one slot per row of slots so that a warp reads a
-// line's rows from distinct banks, and each warp writes a run of one line's rows.
+// line's rows from distinct banks, and each warp writes a run of one line's rows (as words
+// of V rows when a slot holds V lines).
 template <tscan_dtype D, int Cols, int V>
 __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(),
                                   blocks_per_sm<typename dtype_traits<D>::T, V>())
-    lookback_kernel(scan_args a, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
+    lookback_kernel(scan_args a, int64_t out_word_line_step, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
     using A = typename Traits::A;
@@ -486,12 +493,12 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         A running[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) running[j] = op(s_tile_prefix[buf][col * LV + j], within[j]);
-        const bool line_by_line = V == 1 && !kTransposed && (a.out_step == 1 || a.out_step == -1);
+        const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
         const bool through_shared = kTransposed || line_by_line;
         A previous = running[0];  // scanned buffers: the inclusive scan before row r
-        int64_t offset = v.k0 * a.out_step;
-#pragma unroll
-        for (int r = 0; r < R; ++r, offset += a.out_step) {
+        // Row r's outputs, in a slot as stored (each thread overwrites only its own slots, once
+        // read: no barrier is needed before).
+        const auto output_row = [&](int r) {
             const S in = s_items[own_slot(r)];
             S out = 0;
             if constexpr (kScanned) {
@@ -507,28 +514,64 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                     acc = next;
                 }
             }
-            // Each thread overwrites only its own slots: no barrier needed before.
-            if (through_shared) s_items[own_slot(r)] = out;
-            else if (r < v.left) IO::store(v.out + offset, out);
+            return out;
+        };
+        if (V > 1 && line_by_line) {
+            // Each V rows of V lines become V words, one per line of V rows, in the group's
+            // slots (line j in slot j); a decreasing output holds a word's rows in reverse order.
+#pragma unroll
+            for (int r = 0; r < R; r += V) {
+                S group[V];
+#pragma unroll
+                for (int e = 0; e < V; ++e) group[e] = output_row(r + e);
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    S word = 0;
+#pragma unroll
+                    for (int e = 0; e < V; ++e) word = IO::with(word, a.out_step < 0 ? V - 1 - e : e, IO::get(group[e], j));
+                    s_items[own_slot(r + j)] = word;
+                }
+            }
+        } else {
+            // Rows go through shared memory for line chunks and single-element lines, else
+            // straight out (spelled so that words' column blocks know it at compile time:
+            // measured 1 point on float16 medium_cols).
+            int64_t offset = v.k0 * a.out_step;
+#pragma unroll
+            for (int r = 0; r < R; ++r, offset += a.out_step) {
+                const S out = output_row(r);
+                if (kTransposed || (V == 1 && line_by_line)) s_items[own_slot(r)] = out;
+                else if (r < v.left) IO::store(v.out + offset, out);
+            }
         }
         if (through_shared) {
             if (line_by_line && warp == 0) s_line_out[lane] = v.out;
             data_barrier();
         }
         if (line_by_line) {
-            // Thread t writes row t % kTileRows of every kLineSteps-th line of the tile.
+            // A lane column c holds V lines (a word's) of kTileRows rows: kTileRows output words
+            // of V rows each, the words of a warp's slice of rows in its thread's own slots.
+            // Thread t writes word t % kTileRows of every kLineSteps-th lane column: within a
+            // warp, 32 / V lanes per line take 32 consecutive rows, so that each line's run is
+            // one contiguous store and the 32 slots read lie in distinct banks. For V = 1 that
+            // is row t of line c.
             constexpr int kTileRows = kWarps * R;
             constexpr int kLineSteps = kThreads / kTileRows;
-            const int row = t % kTileRows;
+            constexpr int kLanesPerLine = 32 / V;
+            const int unit = t % kTileRows;
+            const int line_in_word = unit % 32 / kLanesPerLine;
+            const int row = unit / 32 * 32 + unit % kLanesPerLine * V;  // the word's first row
             const int64_t k = tile / L.groups * L.rows + row;
-            const int slot = row % R * (kThreads + 1) + row / R * 32;  // own_slot of (line 0, row)
+            // A decreasing output's word starts at its last row.
+            const int64_t word_offset = k * a.out_step - (a.out_step < 0 ? V - 1 : 0) + line_in_word * out_word_line_step;
+            const int slot = (row % R + line_in_word) * (kThreads + 1) + row / R * 32;  // of lane column 0
             if (k < a.n) {
 #pragma unroll 4
                 for (int c = t / kTileRows; c < Cols; c += kLineSteps)
-                    if (T *line_out = s_line_out[c]) IO::store(line_out + k * a.out_step, s_items[slot + c]);
+                    if (T *line_out = s_line_out[c]) IO::store(line_out + word_offset, s_items[slot + c]);
             }
         } else if (kTransposed) {
-            offset = v.k0 * a.out_step;
+            int64_t offset = v.k0 * a.out_step;
             const int64_t step = kRowStride * a.out_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
@@ -643,7 +686,7 @@ template <tscan_dtype D> struct lookback_launch {
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
 
         TSCAN_CUDA_CHECK(cudaMemsetAsync(workspace, 0, w.cleared, stream));
-        lookback_kernel<K, Cols, V><<<grid, threads, smem, stream>>>(plan.a, L, st);
+        lookback_kernel<K, Cols, V><<<grid, threads, smem, stream>>>(plan.a, plan.out_word_line_step, L, st);
         TSCAN_LAUNCH_CHECK("lookback_kernel");
         return TSCAN_SUCCESS;
     }

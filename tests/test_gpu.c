@@ -151,6 +151,8 @@ static void run_shapes(const gu_shape *list, size_t count, const char *what, uin
                                     layout >= 0 ? (tu_layout_kind)layout
                                                 : (tu_layout_kind)((combo + (unsigned)dt + (unsigned)s) % TU_LAYOUT_COUNT),
                                     TU_DATA_RANDOM, tu_seed(what, salt + s * 1000 + (uint64_t)dt * 10 + combo));
+                /* Half the cases start their views aligned, so that vectors and words run too. */
+                c.aligned = (combo + (unsigned)dt + (unsigned)s) / 4 % 2 == 0;
                 choose_data(&c, combo + (unsigned)dt);
                 gu_run_all_algos(&a, &c, prepare_shape_case, (cudaStream_t)0, &t);
             }
@@ -178,9 +180,12 @@ Test(gpu_shapes, packed_words) {
 }
 
 /* A transposed input under a packed output: lines neighbour in the input, elements in the
- * output (lookback's column blocks store line by line), and the reverse for axis 0. */
+ * output (lookback's column blocks store line by line), and the reverse for axis 0. Lines
+ * and lengths in multiples of 4 let 1- and 2-byte elements load words of lines and store
+ * words along the axis (aligned cases); odd ones keep single elements. */
 static const gu_shape transposed[] = {
     {2, {97, 1000}, 1}, {2, {16, 4097}, 1}, {2, {40, 256}, 1}, {2, {1000, 33}, 0}, {3, {3, 33, 700}, 2},
+    {2, {32, 1000}, 1}, {2, {64, 520}, 1},
 };
 Test(gpu_shapes, transposed_input) {
     run_shapes(transposed, sizeof transposed / sizeof transposed[0], "transposed input", 4, TU_LAYOUT_TRANSPOSED);

@@ -2,7 +2,8 @@
  * test_problem.c - the canonical problem (src/tensor.c) and AUTO's choices (src/dispatch.c),
  * both host-only: dimensions dropped, ordered, merged and flipped as documented, every
  * element reachable exactly once through the batch offsets, and AUTO taking, for each shape
- * class of the default sweep, the strategy the committed H100 sweep found fastest.
+ * class of the default sweep, the strategy the committed H100 sweep found fastest, and which
+ * layouts lookback moves in 32-bit words.
  * Tensor data pointers here are never dereferenced: validation and planning only read them
  * as addresses.
  */
@@ -254,5 +255,40 @@ Test(auto_dispatch, direction_and_exclusive_do_not_change_the_choice) {
             cr_expect_eq(chosen, first, "axis %u form %d: %s vs %s", axis, form, tscan_algo_name(chosen),
                          tscan_algo_name(first));
         }
+    }
+}
+
+/* A transposed input (lines neighbour in the input, elements in the output): lookback loads
+ * words of 4 / size lines and stores words of as many elements of each line, where the lines
+ * come in whole words in the input and the lengths in whole words in the output, in either
+ * direction. An odd line count, an odd length, a base off a word boundary or a 4-byte element
+ * keeps single elements. */
+Test(lookback_words, a_transposed_input_packs_where_lines_and_lengths_allow) {
+    static const struct {
+        tscan_dtype dtype;
+        int64_t lines, n;
+        tscan_direction direction;
+        size_t offset; /* bytes added to the input's base */
+        int packs;
+    } cases[] = {
+        {TSCAN_FLOAT16, 16384, 16384, TSCAN_INCREASING, 0, 1}, {TSCAN_INT8, 64, 1000, TSCAN_DECREASING, 0, 1},
+        {TSCAN_BFLOAT16, 64, 1000, TSCAN_DECREASING, 0, 1},    {TSCAN_INT8, 64, 1002, TSCAN_INCREASING, 0, 0},
+        {TSCAN_FLOAT16, 63, 1000, TSCAN_INCREASING, 0, 0},     {TSCAN_FLOAT16, 64, 1001, TSCAN_DECREASING, 0, 0},
+        {TSCAN_FLOAT16, 64, 1000, TSCAN_INCREASING, 2, 0},     {TSCAN_FLOAT32, 64, 1000, TSCAN_INCREASING, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const int64_t sizes[2] = {cases[i].lines, cases[i].n};
+        const int64_t transposed[2] = {1, cases[i].lines};
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, (char *)FAKE_IN + cases[i].offset, cases[i].dtype, 2, sizes, transposed),
+                     TSCAN_SUCCESS, "%s", tscan_last_error());
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].dtype, 2, sizes, NULL), TSCAN_SUCCESS, "%s",
+                     tscan_last_error());
+        tscan_scan_desc desc = {TSCAN_OP_SUM, 1, cases[i].direction, 0, TSCAN_ALGO_LOOKBACK};
+        tscan_problem p;
+        cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
+        tscan_problem_init(&p, &desc, &in, &out);
+        cr_expect_eq(tscan_lookback_packs_words(&p), cases[i].packs, "case %zu (%s, %lld lines of %lld)", i,
+                     tscan_dtype_name(cases[i].dtype), (long long)cases[i].lines, (long long)cases[i].n);
     }
 }

@@ -334,7 +334,8 @@ static tscan_tensor make_view(const tu_case *c, const view_plan *p, tu_rng *r,
         span = highest - lowest + 1;
     }
     size_t elem = tscan_dtype_size(c->dtype);
-    int64_t lead = SLACK + tu_rng_range(r, 0, 3);
+    const int64_t jitter = tu_rng_range(r, 0, 3); /* drawn either way: the other choices stay */
+    int64_t lead = SLACK + (c->aligned ? 0 : jitter);
     *bytes = (size_t)(lead + span + SLACK) * elem;
     *buf = checked_malloc(*bytes);
     memset(*buf, TU_POISON, *bytes);

@@ -123,6 +123,7 @@ typedef struct tu_case {
     tu_layout_kind layout;
     tu_data data;
     uint64_t seed; /* drives the layout's random choices and the data */
+    int aligned;   /* views start SLACK elements into their buffers, not a random 0..3 more */
 } tu_case;
 
 /* "float32 sum axis 1 decreasing exclusive sizes {2,5,3} permuted random seed 0x1234". */
@@ -135,7 +136,9 @@ void tu_case_describe(const tu_case *c, char *buf, size_t size);
  * The host memory of one case. in_buf holds the input view's elements (random data of
  * c.data) and poison everywhere else; out_buf is all poison (in place: out_buf == in_buf and
  * output == input). Each buffer has slack before and after its view, and views start a
- * random 0..3 elements into the slack, so data is aligned to the element size only.
+ * random 0..3 elements into the slack, so data is aligned to the element size only; with
+ * c.aligned they start exactly SLACK (8) elements in, so that whole vectors of up to 8
+ * elements (and 32-bit words of small ones) line up wherever the strides allow.
  * in_init/out_init are snapshots of the buffers as built: the original input (for a
  * tolerance bound, or a fresh copy to the device) after a scan wrote the buffers.
  */
