@@ -287,6 +287,7 @@ inline bool side_axis_packed_by(const scan_args &a, const tensor_side &s, int64_
     return true;
 }
 
+// The lines come in whole vectors of w: the last batch dimension holds a multiple of w.
 inline bool whole_line_vectors(const scan_args &a, int64_t w) {
     return a.batch.ndim > 0 && a.batch.sizes[a.batch.ndim - 1] % w == 0;
 }
