@@ -9,9 +9,11 @@
 // the group scans the per-thread totals, and the thread rescans its items from its prefix.
 // Lines with |step| == 1 move as aligned 16-byte vectors: positions are counted from an
 // aligned "virtual" origin `head` elements before the line's first element, so every
-// thread's items start on a vector boundary; elements outside the line are masked. Other
-// strides, and inputs whose alignment differs from the output's, load (and store) element by
-// element: the same code, every layout, just fewer bytes per instruction.
+// thread's items start on a vector boundary of the output; elements outside the line are
+// masked. An input off the output's alignment (a padded row pitch) loads the vectors at its
+// own alignment, one more, and shifts the items out of them in registers. Other strides
+// load (and store) element by element: the same code, every layout, just fewer bytes per
+// instruction.
 #include <cub/block/block_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
 
@@ -39,13 +41,17 @@ constexpr int64_t warp_min_lines_per_sm = 32;
 // enough to balance the tail, and no block index can overflow.
 constexpr int64_t max_blocks_per_sm = 32;
 
-// Items per thread: whole 16-byte vectors, and about 32 (group) or 64 (block) bytes of
-// accumulators, so that a thread keeps a few independent loads in flight without spilling.
+// Items per thread: whole 16-byte vectors; in a group, 32 bytes of input (as many bytes in
+// flight per thread for every element size) up to 64 bytes of accumulators; in a block, about
+// 64 bytes of accumulators; so that a thread keeps a few independent loads in flight without
+// spilling.
 template <tscan_dtype D> struct row_geometry {
     using T = typename dtype_traits<D>::T;
     using A = typename dtype_traits<D>::A;
     static constexpr int vec = 16 / (int)sizeof(T);  // elements per 16-byte vector
-    static constexpr int group_items = 32 / (int)sizeof(A) > vec ? 32 / (int)sizeof(A) : vec;
+    static constexpr int in_items =
+        32 / (int)sizeof(T) < 64 / (int)sizeof(A) ? 32 / (int)sizeof(T) : 64 / (int)sizeof(A);
+    static constexpr int group_items = in_items > vec ? in_items : vec;
     static constexpr int block_items = 64 / (int)sizeof(A) > vec ? 64 / (int)sizeof(A) : vec;
 };
 
@@ -90,6 +96,15 @@ template <class T> struct row_line {
     }
 };
 
+// The bytes a realigned load may read outside its own line: the input's byte range [lo, end),
+// set only when no output byte lies in it (so nothing read there is being written), unit
+// steps run the same way on both sides, and some line's input is off its output's alignment.
+// Empty (lo == end) otherwise: aligned inputs load vectors of their own line, and the rest
+// element by element.
+struct input_window {
+    uintptr_t lo, end;
+};
+
 // Scan element k exists.
 __device__ __forceinline__ bool holds(const scan_args &a, int64_t k) { return (uint64_t)k < (uint64_t)a.n; }
 
@@ -99,14 +114,71 @@ __device__ __forceinline__ bool whole(const scan_args &a, const row_line<T> &l, 
     return p0 >= l.head && p0 - l.head + items <= a.n;
 }
 
+// Reads scan elements [k0, k0 + ITEMS) from the 16-byte vectors that cover them at the input's
+// own alignment: the items start `shift` bytes into the first, so one vector more is loaded
+// when the shift is not 0, and the items are shifted out word by word, then byte by byte.
+// Only vectors holding an element of the line are read (their other bytes are the input's
+// pitch padding or its neighbouring lines). False, with nothing read, when a vector would
+// leave the window: near the ends of the input.
+template <class T, int ITEMS>
+__device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_window &window,
+                                                const row_line<T> &l, int64_t k0, item_pack<T, ITEMS> &raw) {
+    constexpr int vectors = ITEMS * (int)sizeof(T) / 16, words = 4 * vectors;
+    const bool reversed = a.in_step < 0;
+    // Lowest addresses of the items and of the line (a decreasing one lies in reverse order).
+    const int64_t es = (int64_t)sizeof(T);
+    const uintptr_t low = (uintptr_t)l.in + (uintptr_t)((reversed ? -(k0 + ITEMS - 1) : k0) * es);
+    const uintptr_t line_low = (uintptr_t)l.in - (uintptr_t)(reversed ? (a.n - 1) * es : 0);
+    const uintptr_t line_end = line_low + (uintptr_t)(a.n * es);
+    const uintptr_t first = low & ~(uintptr_t)15;
+    const unsigned shift = (unsigned)(low - first);
+    if (first < window.lo || first + 16 * (vectors + (shift != 0)) > window.end) return false;
+    const uint4 *at = reinterpret_cast<const uint4 *>(first);
+    uint32_t w[words + 4];
+#pragma unroll
+    for (int u = 0; u <= vectors; ++u) {
+        const uintptr_t from = first + 16 * u;
+        const bool needed = (u < vectors || shift != 0) && from < line_end && from + 16 > line_low;
+        const uint4 v = needed ? at[u] : make_uint4(0, 0, 0, 0);
+        w[4 * u] = v.x;
+        w[4 * u + 1] = v.y;
+        w[4 * u + 2] = v.z;
+        w[4 * u + 3] = v.w;
+    }
+    const unsigned word_shift = shift / 4;
+    if constexpr (sizeof(T) < 8) {
+#pragma unroll
+        for (int j = 0; j < words + 3; ++j) w[j] = word_shift & 1 ? w[j + 1] : w[j];
+    }
+#pragma unroll
+    for (int j = 0; j < words + 1; ++j) w[j] = word_shift & 2 ? w[j + 2] : w[j];
+    if constexpr (sizeof(T) < 4) {
+#pragma unroll
+        for (int j = 0; j < words; ++j) w[j] = __funnelshift_r(w[j], w[j + 1], 8 * (shift % 4));
+    }
+    // Scan order from memory order; both indices constant, so that w stays in registers.
+#pragma unroll
+    for (int u = 0; u < vectors; ++u) {
+        uint4 v;
+        v.x = reversed ? w[4 * (vectors - 1 - u)] : w[4 * u];
+        v.y = reversed ? w[4 * (vectors - 1 - u) + 1] : w[4 * u + 1];
+        v.z = reversed ? w[4 * (vectors - 1 - u) + 2] : w[4 * u + 2];
+        v.w = reversed ? w[4 * (vectors - 1 - u) + 3] : w[4 * u + 3];
+        raw.set_vector(u, v, reversed);
+    }
+    return true;
+}
+
 // Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
 // are left as they were (the caller masks them).
 template <class T, int ITEMS>
-__device__ __forceinline__ void fetch(const scan_args &a, const row_line<T> &l, int64_t p0,
-                                      item_pack<T, ITEMS> &raw) {
+__device__ __forceinline__ void fetch(const scan_args &a, const input_window &window, const row_line<T> &l,
+                                      int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
     const int64_t k0 = p0 - l.head;
-    if (l.vec_in && whole(a, l, p0, ITEMS)) {
+    if (window.lo != window.end) {  // the same for every thread of the grid
+        if (fetch_realigned(a, window, l, k0, raw)) return;
+    } else if (l.vec_in && whole(a, l, p0, ITEMS)) {
         const bool reversed = a.in_step < 0;
         // lowest address of the first vector; later ones follow in the scan's direction
         const uint4 *first = reinterpret_cast<const uint4 *>(reversed ? l.in - (k0 + vec - 1) : l.in + k0);
@@ -202,7 +274,7 @@ template <class A, int GROUP> struct group_scan<A, GROUP, true> {
 template <tscan_dtype D, int GROUP, int ITEMS>
 __global__ void __launch_bounds__(
     rows_block_threads, rows_min_blocks_per_sm(GROUP, ITEMS * (int)sizeof(typename dtype_traits<D>::A)))
-    rows_kernel(const scan_args a) {
+    rows_kernel(const scan_args a, const input_window window) {
     using traits = dtype_traits<D>;
     using T = typename traits::T;
     using A = typename traits::A;
@@ -227,13 +299,13 @@ __global__ void __launch_bounds__(
         const int64_t span = line.head + a.n;
         group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};
-        if constexpr (prefetch) fetch(a, line, offset, current);
+        if constexpr (prefetch) fetch(a, window, line, offset, current);
         for (int64_t start = 0; start < span; start += chunk) {
             const int64_t p0 = start + offset;
             if constexpr (prefetch) {
-                if (start + chunk < span) fetch(a, line, p0 + chunk, next);
+                if (start + chunk < span) fetch(a, window, line, p0 + chunk, next);
             } else {
-                fetch(a, line, p0, current);
+                fetch(a, window, line, p0, current);
             }
 
             A x[ITEMS];
@@ -260,12 +332,12 @@ __global__ void __launch_bounds__(
 
 // Launches rows_kernel<D, GROUP, ITEMS> over every line of a.
 template <tscan_dtype D, int GROUP, int ITEMS>
-tscan_status launch_rows(const scan_args &a, int sms, cudaStream_t stream) {
+tscan_status launch_rows(const scan_args &a, const input_window &window, int sms, cudaStream_t stream) {
     constexpr int64_t groups_per_block = rows_block_threads / GROUP;
     const int64_t wanted = (a.lines + groups_per_block - 1) / groups_per_block;
     const int64_t cap = (int64_t)sms * max_blocks_per_sm;
     const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
-    rows_kernel<D, GROUP, ITEMS><<<blocks, rows_block_threads, 0, stream>>>(a);
+    rows_kernel<D, GROUP, ITEMS><<<blocks, rows_block_threads, 0, stream>>>(a, window);
     TSCAN_LAUNCH_CHECK("rows_kernel");
     return TSCAN_SUCCESS;
 }
@@ -283,22 +355,52 @@ template <tscan_dtype D> struct rows_launcher {
         return vector_head(a.out, a.out_step, elem_size, geometry::vec);
     }
 
+    // Lowest byte and one past the highest byte of one tensor's elements.
+    static void byte_range(const scan_args &a, const tensor_side &s, size_t elem_size, uintptr_t &lo,
+                           uintptr_t &end) {
+        int64_t below = 0, above = 0;  // element offsets from the base
+        const int64_t axis = (a.n - 1) * s.step;
+        (axis < 0 ? below : above) += axis;
+        for (int d = 0; d < a.batch.ndim; ++d) {
+            const int64_t extent = (a.batch.sizes[d] - 1) * s.strides[d];
+            (extent < 0 ? below : above) += extent;
+        }
+        lo = (uintptr_t)s.base + (uintptr_t)(below * (int64_t)elem_size);
+        end = (uintptr_t)s.base + (uintptr_t)((above + 1) * (int64_t)elem_size);
+    }
+
+    static input_window realign_window(const scan_args &a, size_t elem_size) {
+        if (a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {0, 0};
+        // every line's input and output share their alignment: the plain vector path
+        bool aligned = vector_head(a.in, a.in_step, elem_size, geometry::vec) ==
+                       vector_head(a.out, a.out_step, elem_size, geometry::vec);
+        for (int d = 0; d < a.batch.ndim; ++d)
+            aligned = aligned && (a.batch.in_strides[d] - a.batch.out_strides[d]) % geometry::vec == 0;
+        if (aligned) return {0, 0};
+        input_window in, out;
+        byte_range(a, input_side(a), elem_size, in.lo, in.end);
+        byte_range(a, output_side(a), elem_size, out.lo, out.end);
+        if (in.lo < out.end && out.lo < in.end) return {0, 0};
+        return in;
+    }
+
     static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
         const scan_args a = make_scan_args(p);
+        const input_window window = realign_window(a, p->elem_size);
         int sms = 0;
         tscan_status s = sm_count(&sms);
         if (s != TSCAN_SUCCESS) return s;
         const int64_t span = a.n + head_slack(a, p->elem_size);
         if (span <= 32 * gi) {  // one chunk: the narrowest sub-warp that holds the line
-            if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, sms, stream);
-            if (span <= 2 * gi) return launch_rows<D, 2, gi>(a, sms, stream);
-            if (span <= 4 * gi) return launch_rows<D, 4, gi>(a, sms, stream);
-            if (span <= 8 * gi) return launch_rows<D, 8, gi>(a, sms, stream);
-            if (span <= 16 * gi) return launch_rows<D, 16, gi>(a, sms, stream);
-            return launch_rows<D, 32, gi>(a, sms, stream);
+            if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, window, sms, stream);
+            if (span <= 2 * gi) return launch_rows<D, 2, gi>(a, window, sms, stream);
+            if (span <= 4 * gi) return launch_rows<D, 4, gi>(a, window, sms, stream);
+            if (span <= 8 * gi) return launch_rows<D, 8, gi>(a, window, sms, stream);
+            if (span <= 16 * gi) return launch_rows<D, 16, gi>(a, window, sms, stream);
+            return launch_rows<D, 32, gi>(a, window, sms, stream);
         }
-        if (a.lines >= warp_min_lines_per_sm * sms) return launch_rows<D, 32, gi>(a, sms, stream);
-        return launch_rows<D, rows_block_threads, geometry::block_items>(a, sms, stream);
+        if (a.lines >= warp_min_lines_per_sm * sms) return launch_rows<D, 32, gi>(a, window, sms, stream);
+        return launch_rows<D, rows_block_threads, geometry::block_items>(a, window, sms, stream);
     }
 };
 

@@ -191,6 +191,18 @@ Test(gpu_shapes, transposed_input) {
     run_shapes(transposed, sizeof transposed / sizeof transposed[0], "transposed input", 4, TU_LAYOUT_TRANSPOSED);
 }
 
+/* Rows of a pitched input start at every alignment in turn while the packed output's stay put:
+ * rows loads 16-byte vectors at the input's own alignment and shifts the items out. Lines of one
+ * chunk (sub-warps), of several (a warp each: over 32 lines per SM), and few long ones (a block
+ * each); the views at the buffers' ends take the element path. */
+static const gu_shape pitched[] = {
+    {2, {4096, 64}, 1}, {2, {2048, 33}, 1}, {2, {300, 256}, 1}, {3, {5, 7, 513}, 2}, {2, {4500, 600}, 1},
+    {2, {16, 4097}, 1}, {2, {3, 100000}, 1},
+};
+Test(gpu_shapes, pitched_rows) {
+    run_shapes(pitched, sizeof pitched / sizeof pitched[0], "pitched rows", 6, TU_LAYOUT_PITCHED);
+}
+
 /* ---- each strategy takes the layouts SPEC section 4 built it for -------------------------------- */
 
 Test(gpu_strategies, each_takes_its_own_domain) {

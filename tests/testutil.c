@@ -239,6 +239,7 @@ const char *tu_layout_name(tu_layout_kind kind) {
     case TU_LAYOUT_BROADCAST: return "broadcast";
     case TU_LAYOUT_IN_PLACE: return "in_place";
     case TU_LAYOUT_TRANSPOSED: return "transposed";
+    case TU_LAYOUT_PITCHED: return "pitched";
     default: return "?";
     }
 }
@@ -373,6 +374,7 @@ void tu_layout_make(tu_layout *l, const tu_case *c) {
         for (uint32_t d = 0; d < ndim; ++d)
             in.order[d] = ndim - 1 - d;
         break;
+    case TU_LAYOUT_PITCHED: in.pad[ndim - 1] = 1; break;
     default: abort();
     }
     l->input = make_view(c, &in, &r, &l->in_buf, &l->in_bytes);

@@ -109,6 +109,7 @@ typedef enum tu_layout_kind {
     TU_LAYOUT_BROADCAST, /* the input has stride 0 on some dimensions (maybe the axis); output packed */
     TU_LAYOUT_IN_PLACE,  /* output is the very same view as the input: permuted, padded, negated */
     TU_LAYOUT_TRANSPOSED, /* the input stores its dimensions in reverse order; output packed */
+    TU_LAYOUT_PITCHED,   /* input rows one element longer than the last dimension; output packed */
     TU_LAYOUT_COUNT
 } tu_layout_kind;
 
