@@ -126,6 +126,12 @@ template <class A> struct scan_op {
     __host__ __device__ __forceinline__ A start(bool exclusive) const { return exclusive ? identity() : neutral(); }
 };
 
+// The operator fixed at compile time, for loops over a thread's items: with scan_op's run-time
+// choice the compiler computes both the sum and the product of every item and selects.
+template <class A, bool Prod> struct fixed_op {
+    __device__ __forceinline__ A operator()(A a, A b) const { return Prod ? a * b : a + b; }
+};
+
 // ---- 1- and 2-byte elements packed in a 32-bit word, element 0 at the lowest address ------
 template <class T> using element_bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
 template <class T> __device__ __forceinline__ T word_element(uint32_t w, int j) {

@@ -117,19 +117,18 @@ __device__ __forceinline__ bool whole(const scan_args &a, const row_line<T> &l, 
 // Reads scan elements [k0, k0 + ITEMS) from the 16-byte vectors that cover them at the input's
 // own alignment: the items start `shift` bytes into the first, so one vector more is loaded
 // when the shift is not 0, and the items are shifted out word by word, then byte by byte.
-// Only vectors holding an element of the line are read (their other bytes are the input's
-// pitch padding or its neighbouring lines). False, with nothing read, when a vector would
-// leave the window: near the ends of the input.
+// Bytes outside the line (the input's pitch padding, its neighbouring lines) are read and
+// masked later. False, with nothing read, when a vector would leave the window: near the
+// ends of the input.
 template <class T, int ITEMS>
 __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_window &window,
                                                 const row_line<T> &l, int64_t k0, item_pack<T, ITEMS> &raw) {
     constexpr int vectors = ITEMS * (int)sizeof(T) / 16, words = 4 * vectors;
+    if (k0 >= a.n || k0 + ITEMS <= 0) return true;  // no item in the line: nothing to read
     const bool reversed = a.in_step < 0;
-    // Lowest addresses of the items and of the line (a decreasing one lies in reverse order).
+    // Lowest address of the items (a decreasing line holds them in reverse order).
     const int64_t es = (int64_t)sizeof(T);
     const uintptr_t low = (uintptr_t)l.in + (uintptr_t)((reversed ? -(k0 + ITEMS - 1) : k0) * es);
-    const uintptr_t line_low = (uintptr_t)l.in - (uintptr_t)(reversed ? (a.n - 1) * es : 0);
-    const uintptr_t line_end = line_low + (uintptr_t)(a.n * es);
     const uintptr_t first = low & ~(uintptr_t)15;
     const unsigned shift = (unsigned)(low - first);
     if (first < window.lo || first + 16 * (vectors + (shift != 0)) > window.end) return false;
@@ -137,8 +136,7 @@ __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_
     uint32_t w[words + 4];
 #pragma unroll
     for (int u = 0; u <= vectors; ++u) {
-        const uintptr_t from = first + 16 * u;
-        const bool needed = (u < vectors || shift != 0) && from < line_end && from + 16 > line_low;
+        const bool needed = u < vectors || shift != 0;
         const uint4 v = needed ? at[u] : make_uint4(0, 0, 0, 0);
         w[4 * u] = v.x;
         w[4 * u + 1] = v.y;
@@ -313,16 +311,22 @@ __global__ void __launch_bounds__(
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i)
                 x[i] = all_inside || holds(a, p0 - line.head + i) ? traits::load(current.get(i)) : pad;
-            A total = x[0];
+            // Items reduced, then rescanned from the group's prefix, with the operator fixed at
+            // compile time (fixed_op): a thread's items are most of the kernel's arithmetic.
+            const auto reduce_and_rescan = [&](auto item_op) {
+                A total = x[0];
 #pragma unroll
-            for (int i = 1; i < ITEMS; ++i) total = op(total, x[i]);
-            A running = scan.exclusive(total);
+                for (int i = 1; i < ITEMS; ++i) total = item_op(total, x[i]);
+                A running = scan.exclusive(total);
 #pragma unroll
-            for (int i = 0; i < ITEMS; ++i) {
-                const A before = running;
-                running = op(running, x[i]);
-                current.set(i, traits::store(a.exclusive ? before : running));
-            }
+                for (int i = 0; i < ITEMS; ++i) {
+                    const A before = running;
+                    running = item_op(running, x[i]);
+                    current.set(i, traits::store(a.exclusive ? before : running));
+                }
+            };
+            if (a.prod) reduce_and_rescan(fixed_op<A, true>{});
+            else reduce_and_rescan(fixed_op<A, false>{});
             put(a, line, p0, current);
             scan.chunk_done();
             if constexpr (prefetch) current = next;
