@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // slices' totals per line (within the warp: lanes Cols apart serve the same line; then
     // across warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive
     // prefix within the tile.
-    const auto stage = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
+    const auto stage = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         S slots[R];
         {
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             s_items[own_slot(0)] = ::cuda::std::bit_cast<S>(scanned);
 #pragma unroll
             for (int r = 1; r < R; ++r) {
-                scanned = op(scanned, element_in(slots[r], 0));
+                scanned = item_op(scanned, element_in(slots[r], 0));
                 s_items[own_slot(r)] = ::cuda::std::bit_cast<S>(scanned);
             }
             total[0] = scanned;
@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 #pragma unroll
             for (int r = 0; r < R; ++r) {
 #pragma unroll
-                for (int e = 0; e < V; ++e) total[line_of(e)] = op(total[line_of(e)], element_in(slots[r], e));
+                for (int e = 0; e < V; ++e) total[line_of(e)] = item_op(total[line_of(e)], element_in(slots[r], e));
             }
         }
         A warp_exclusive[LV];
@@ -488,7 +488,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 
     // Data warps: finish the scan of the rows in buffer buf from the tile's prefix
     // (s_tile_prefix[buf]) and the thread's prefix within it, and store them.
-    const auto finish = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
+    const auto finish = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v, const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         A running[LV];
 #pragma unroll
@@ -502,14 +502,14 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const S in = s_items[own_slot(r)];
             S out = 0;
             if constexpr (kScanned) {
-                const A inclusive = op(running[0], ::cuda::std::bit_cast<A>(in));
+                const A inclusive = item_op(running[0], ::cuda::std::bit_cast<A>(in));
                 out = IO::with(out, 0, Traits::store(a.exclusive ? previous : inclusive));
                 previous = inclusive;
             } else {
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     A &acc = running[line_of(e)];
-                    const A next = op(acc, element_in(in, e));
+                    const A next = item_op(acc, element_in(in, e));
                     out = IO::with(out, out_reversed ? V - 1 - e : e, Traits::store(a.exclusive ? acc : next));
                     acc = next;
                 }
@@ -579,6 +579,22 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         }
     };
 
+    // 1- and 2-byte elements (several a slot, each converted) have the most arithmetic a
+    // byte: their stage and finish are inlined twice, each with its operator a constant, so
+    // that the compiler does not compute both the sum and the product of every element and
+    // select. Other sizes keep one copy (measured: two cost float32 sums up to 1.2 points).
+    constexpr bool kOpCopies = sizeof(T) < 4;
+    const auto staged = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
+        if (kOpCopies && a.prod) stage(tile, buf, v, within, scan_op<A>{true});
+        else if (kOpCopies) stage(tile, buf, v, within, scan_op<A>{false});
+        else stage(tile, buf, v, within, op);
+    };
+    const auto finished = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
+        if (kOpCopies && a.prod) finish(tile, buf, within, v, scan_op<A>{true});
+        else if (kOpCopies) finish(tile, buf, within, v, scan_op<A>{false});
+        else finish(tile, buf, within, v, op);
+    };
+
     // Tiles are claimed in order from the counter, each only when the block can load it at
     // once: a claimed tile that waits behind another stalls every successor in its chain.
     if constexpr (!kPipelined) {
@@ -590,13 +606,13 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             if (tile >= L.tiles) return;
             const rows_of v = rows_of_tile(tile);
             A within[LV];
-            stage(tile, 0, v, within);
+            staged(tile, 0, v, within);
             if (warp == 0) {
                 __syncwarp();  // lane 0's s_tile_aggregate, when Cols is 1
                 look_back<Cols, LV>(L, st, op, tile, op.start(a.exclusive), s_tile_aggregate[0], s_tile_prefix[0]);
             }
             __syncthreads();
-            finish(tile, 0, within, v);
+            finished(tile, 0, within, v);
         }
     } else {
         if (t == 0) {
@@ -608,7 +624,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         if (tile >= L.tiles) return;
         int buf = 0;
         A within[LV], next_within[LV];
-        if (!lookback_warp) stage(tile, buf, rows_of_tile(tile), within);
+        if (!lookback_warp) staged(tile, buf, rows_of_tile(tile), within);
         __syncthreads();  // the tile's aggregate is in s_tile_aggregate
         for (;;) {
             const int next_buf = buf ^ 1;
@@ -620,13 +636,13 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 if (t == 0) s_tile[next_buf] = (long long)atomicAdd(st.counter, 1ull);
                 data_barrier();
                 const int64_t next = s_tile[next_buf];
-                if (next < L.tiles) stage(next, next_buf, rows_of_tile(next), next_within);
+                if (next < L.tiles) staged(next, next_buf, rows_of_tile(next), next_within);
             }
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
             const int64_t next = s_tile[next_buf];
             // The line pointers are found again rather than kept across the next tile's stage,
             // which would hold them in registers through its loads.
-            if (!lookback_warp) finish(tile, buf, within, rows_of_tile(tile));
+            if (!lookback_warp) finished(tile, buf, within, rows_of_tile(tile));
             if (next >= L.tiles) break;
             tile = next;
             buf = next_buf;
