@@ -373,6 +373,7 @@ template <tscan_dtype D> struct rows_launcher {
         end = (uintptr_t)s.base + (uintptr_t)((above + 1) * (int64_t)elem_size);
     }
 
+    // The input_window of a: empty unless realigned loads are both needed and safe.
     static input_window realign_window(const scan_args &a, size_t elem_size) {
         if (a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {0, 0};
         // every line's input and output share their alignment: the plain vector path
