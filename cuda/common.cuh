@@ -127,7 +127,9 @@ template <class A> struct scan_op {
 };
 
 // The operator fixed at compile time, for loops over a thread's items: with scan_op's run-time
-// choice the compiler computes both the sum and the product of every item and selects.
+// choice the compiler computes both the sum and the product of every item and selects. rows
+// passes it to a generic lambda; lookback's kernel cannot (a generic lambda there crashes
+// cudafe++ in CUDA 13) and calls its inlined steps with a constant scan_op instead.
 template <class A, bool Prod> struct fixed_op {
     __device__ __forceinline__ A operator()(A a, A b) const { return Prod ? a * b : a + b; }
 };
