@@ -23,8 +23,8 @@
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
 // forward progress needs no co-residency. When a thread's loads fill 32-bit slots a block is
 // pipelined: a warp of its own looks back while the others load the next tile (see
-// lookback_kernel). The workspace is the counter, one status flag per tile that has a
-// successor, and two value arrays; the counter and flags are cleared on the stream every call.
+// lookback_kernel). The workspace is the counter and the statuses of the tiles that have a
+// successor (tile_status); what a call reads before writing is cleared on its stream.
 #include <cuda/atomic>
 #include <cuda/barrier>
 
@@ -107,11 +107,22 @@ struct tile_layout {
     int64_t status_tiles;
 };
 
+// 4-byte accumulators keep each line's status in a 64-bit word: the flag in the low half, the
+// value it announces in the high half, stored and loaded whole, so that no fence has to order a
+// value before its flag (a release fence waits for every store the warp has in flight: the
+// data warp that publishes an aggregate has just stored a tile). A line chunk's word is its
+// tile's status, and one load reads flag and value. A column block also sets a tile flag after
+// its 32 words, with no fence: a hint for polling, and a reader waits for each word it reads to
+// say at least what the flag said. 8-byte accumulators keep a flag array and two value
+// arrays, each flag stored with release after its values.
+template <class A> constexpr bool word_status() { return sizeof(A) == 4; }
+
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
-    uint32_t *flags;              // [status_tiles]
+    uint32_t *flags;              // [status_tiles], but for word-status line chunks
     A *aggregate;                 // [status_tiles][tile lines]: the tile's own reduction, per line
     A *inclusive;                 // [status_tiles][tile lines]: scan of the chain through the tile
+    unsigned long long *words;    // [status_tiles][tile lines], instead of the value arrays (word_status)
 };
 
 // How lookback runs a problem: the tile shape, the elements a word packs, and the problem as
@@ -160,19 +171,23 @@ template <class T> tile_layout make_layout(const lookback_plan &plan) {
     return L;
 }
 
-// Workspace: counter, flags, then the two value arrays, 8-byte aligned. Only the first
-// `cleared` bytes need resetting: a value is read only under a flag set after it was written.
+// Workspace: counter, flags (none for word-status line chunks), then the values, 8-byte
+// aligned. Statuses in words are cleared whole (a zero word is an empty status); otherwise
+// only the counter and flags, as a value is read only under a flag set after it was written.
 struct workspace_plan {
     size_t cleared;
     size_t values;  // offset of the aggregates
     size_t total;
 };
 
-template <class A> workspace_plan plan_workspace(const tile_layout &L, int tile_lines) {
+template <class A> workspace_plan plan_workspace(const tile_layout &L, int cols, int tile_lines) {
+    constexpr bool kWords = word_status<A>();
+    const size_t flag_bytes = kWords && cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    const size_t value_bytes = (size_t)L.status_tiles * tile_lines * (kWords ? sizeof(unsigned long long) : 2 * sizeof(A));
     workspace_plan w;
-    w.cleared = sizeof(unsigned long long) + (size_t)L.status_tiles * sizeof(uint32_t);
-    w.values = (w.cleared + 7) & ~(size_t)7;
-    w.total = w.values + 2 * (size_t)L.status_tiles * (size_t)tile_lines * sizeof(A);
+    w.values = (sizeof(unsigned long long) + flag_bytes + 7) & ~(size_t)7;
+    w.cleared = kWords ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
+    w.total = w.values + value_bytes;
     return w;
 }
 
@@ -187,6 +202,22 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
                                const A (&value)[LV], tile_flag state) {
     if (tile >= L.status_tiles) return;
     const int lane = threadIdx.x % 32;
+    if constexpr (word_status<A>()) {
+        if (lane < Cols) {
+#pragma unroll
+            for (int j = 0; j < LV; ++j) {
+                const unsigned long long word = (unsigned long long)::cuda::std::bit_cast<uint32_t>(value[j]) << 32 | state;
+                cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(st.words[(tile * Cols + lane) * LV + j])
+                    .store(word, cuda::memory_order_relaxed);
+            }
+        }
+        if (Cols > 1) {
+            __syncwarp();
+            if (lane == 0)
+                cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_relaxed);
+        }
+        return;
+    }
     // Release: the lanes' values are written before the flag that announces them (the warp
     // barrier orders them before lane 0's release store).
     if (lane < Cols) {
@@ -235,12 +266,22 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
     // chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
     // predecessors l + 32 w; the warp shares them through ballots, so every line sees the same
     // statuses and the control flow stays uniform.
+    bool done[LV] = {};  // column block words: the line has met an inclusive word, in any window
     for (int64_t base = 0; chunk > 0;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
+        constexpr bool kChunkWords = word_status<A>() && Cols == kLineChunk;
+        A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
             const int64_t pred = chunk - 1 - (base + lane + 32 * w);
-            const uint32_t f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[pred * L.groups + group]);
+            uint32_t f;
+            if constexpr (kChunkWords) {
+                const unsigned long long word = pred < 0 ? (unsigned long long)kInclusive : load_relaxed(st.words[pred * L.groups + group]);
+                f = (uint32_t)word;
+                word_value[w] = ::cuda::std::bit_cast<A>((uint32_t)(word >> 32));
+            } else {
+                f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[pred * L.groups + group]);
+            }
             inclusive[w] = __ballot_sync(kFullMask, f == kInclusive);
             empty[w] = __ballot_sync(kFullMask, f == kEmpty);
         }
@@ -256,25 +297,60 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
         }
         if (waiting) continue;
 
-        // Acquire: each lane's flag read is ordered before the value loads of every lane
-        // (its own fence, then the warp barrier).
-        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-        __syncwarp();
         const int64_t real = chunk - base;  // predecessors of the window that exist
         const int count = (int)min((int64_t)min(first + 1, kWindowTiles), real);
         A sum[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) sum[j] = op.neutral();
+        if constexpr (kChunkWords) {
 #pragma unroll
-        for (int w = 0; w < kFlagLoads; ++w) {
-            const int end = min(count - 32 * w, 32);
+            for (int w = 0; w < kFlagLoads; ++w)
+                if (lane + 32 * w < count) sum[0] = op(sum[0], word_value[w]);
+        } else if constexpr (word_status<A>()) {
+            // Column block words, nearest predecessor first, a batch loaded before any is looked
+            // at (so that the loads overlap: measured, one at a time cost float16 medium_cols 21
+            // points). A word may not yet say what its tile flag said (no fence between them):
+            // wait for it. One that has turned inclusive since the poll ends its line's walk.
+            static_assert(kFlagLoads == 1, "a column block's window is one flag a lane");
+            constexpr int kBatch = 8 / LV;
+            const auto words_of = [&](int o) {
+                return st.words + ((chunk - 1 - (base + o)) * L.groups + group) * Cols * LV + lane * LV;
+            };
+            for (int o0 = 0; o0 < count; o0 += kBatch) {
+                unsigned long long word[kBatch][LV];
+#pragma unroll
+                for (int i = 0; i < kBatch; ++i)
+#pragma unroll
+                    for (int j = 0; j < LV; ++j) word[i][j] = o0 + i < count ? load_relaxed(words_of(o0 + i)[j]) : 0;
+#pragma unroll
+                for (int i = 0; i < kBatch; ++i) {
+                    const int o = o0 + i;
+                    if (o >= count) break;
+                    const uint32_t need = (inclusive[0] >> o) & 1 ? kInclusive : kAggregate;
+#pragma unroll
+                    for (int j = 0; j < LV; ++j) {
+                        while ((uint32_t)word[i][j] < need) word[i][j] = load_relaxed(words_of(o)[j]);
+                        if (!done[j]) sum[j] = op(sum[j], ::cuda::std::bit_cast<A>((uint32_t)(word[i][j] >> 32)));
+                        done[j] |= (uint32_t)word[i][j] == kInclusive;
+                    }
+                }
+            }
+        } else {
+            // Acquire: each lane's flag read is ordered before the value loads of every lane
+            // (its own fence, then the warp barrier).
+            cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+            __syncwarp();
+#pragma unroll
+            for (int w = 0; w < kFlagLoads; ++w) {
+                const int end = min(count - 32 * w, 32);
 #pragma unroll 8
-            for (int o = lane / Cols; o < end; o += kLanesPerCol) {
-                const int64_t pred = chunk - 1 - (base + 32 * w + o);
-                A *values = (inclusive[w] >> o) & 1 ? st.inclusive : st.aggregate;
-                A *line = values + ((pred * L.groups + group) * Cols + col) * LV;
+                for (int o = lane / Cols; o < end; o += kLanesPerCol) {
+                    const int64_t pred = chunk - 1 - (base + 32 * w + o);
+                    A *values = (inclusive[w] >> o) & 1 ? st.inclusive : st.aggregate;
+                    A *line = values + ((pred * L.groups + group) * Cols + col) * LV;
 #pragma unroll
-                for (int j = 0; j < LV; ++j) sum[j] = op(sum[j], load_relaxed(line[j]));
+                    for (int j = 0; j < LV; ++j) sum[j] = op(sum[j], load_relaxed(line[j]));
+                }
             }
         }
 #pragma unroll
@@ -657,7 +733,8 @@ template <tscan_dtype D> struct lookback_workspace {
         constexpr tscan_dtype K = kernel_dtype(D);
         using T = typename dtype_traits<K>::T;
         const lookback_plan plan = make_plan<T>(p);
-        *bytes = plan_workspace<typename dtype_traits<K>::A>(make_layout<T>(plan), plan.tile_lines()).total;
+        using A = typename dtype_traits<K>::A;
+        *bytes = plan_workspace<A>(make_layout<T>(plan), plan.cols, plan.tile_lines()).total;
         return TSCAN_SUCCESS;
     }
 };
@@ -681,11 +758,12 @@ template <tscan_dtype D> struct lookback_launch {
     template <int Cols, int V>
     static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
         const tile_layout L = make_layout<T>(plan);
-        const workspace_plan w = plan_workspace<A>(L, plan.tile_lines());
+        const workspace_plan w = plan_workspace<A>(L, Cols, plan.tile_lines());
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
         st.flags = reinterpret_cast<uint32_t *>(base + sizeof(unsigned long long));
+        st.words = reinterpret_cast<unsigned long long *>(base + w.values);
         st.aggregate = reinterpret_cast<A *>(base + w.values);
         st.inclusive = st.aggregate + L.status_tiles * plan.tile_lines();
 

@@ -29,13 +29,15 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= 32 && p->n >= 256)
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
-        /* One to four long lines. CUB's tuned sum (a 4- or 8-byte type read and written
-         * forward with unit stride: 82% of copy on 2^28 float32) beats lookback's pipelined
-         * tiles (75%); its generic policy, for products and decreasing scans, does not (70%).
-         * Half types go through a converting iterator (50%): behind lookback's words (68%),
-         * ahead of its single elements (35%). */
+        /* One to four long lines. CUB's tuned sum of 8-byte types (read and written forward
+         * with unit stride) runs ahead of lookback's tiles, whose statuses are not the single
+         * 64-bit words of 4-byte accumulators; for 4-byte types lookback's words are ahead
+         * (2^28 float32: 84% of copy against CUB's 82%), and CUB's generic policy, for
+         * products and decreasing scans, is behind (70%). Half types go through a converting
+         * iterator in CUB (50%): behind lookback's words (81%), ahead of its single elements
+         * (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int cub_tuned = !small && p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
+            const int cub_tuned = p->elem_size == 8 && p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
             return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
         /* A warp or block per line for lines up to a look-back tile (8192 words), for many

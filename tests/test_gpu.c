@@ -203,6 +203,17 @@ Test(gpu_shapes, pitched_rows) {
     run_shapes(pitched, sizeof pitched / sizeof pitched[0], "pitched rows", 6, TU_LAYOUT_PITCHED);
 }
 
+/* Chains hundreds of look-back tiles long: one line of 2^22 elements (512 float32 line chunks)
+ * and 64 lines of 2^16 along a strided axis (two chains of 256 column blocks). With every
+ * block of the grid in flight, a tile's nearest inclusive predecessor is then often beyond one
+ * look-back window, so look-backs cross windows and read statuses that turn inclusive while
+ * they read them (the shapes above are at most 20 tiles deep). Not under memcheck (gpu_s*): a
+ * few seconds a run there. */
+static const gu_shape long_chains[] = {{1, {INT64_C(1) << 22}, 0}, {2, {INT64_C(1) << 16, 64}, 0}};
+Test(gpu_chains, long_chains) {
+    run_shapes(long_chains, sizeof long_chains / sizeof long_chains[0], "long chains", 7, -1);
+}
+
 /* ---- each strategy takes the layouts SPEC section 4 built it for -------------------------------- */
 
 Test(gpu_strategies, each_takes_its_own_domain) {

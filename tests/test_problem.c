@@ -130,7 +130,7 @@ typedef struct auto_case {
 } auto_case;
 
 static const auto_case sweep_classes[] = {
-    {"1d", 1, {268435456}, 0, 0, TSCAN_ALGO_CUB_DEVICE},
+    {"1d", 1, {268435456}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"square_rows", 2, {16384, 16384}, 1, 0, TSCAN_ALGO_LOOKBACK},
     {"square_cols", 2, {16384, 16384}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"narrow_rows", 2, {4194304, 64}, 1, 0, TSCAN_ALGO_ROWS},
@@ -206,11 +206,12 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
     }
 }
 
-/* One long line goes to CUB where CUB runs its tuned sum (4- and 8-byte types, forward);
- * products and decreasing scans, and 1- and 2-byte types whose line packs into words, go to
- * lookback, whose pipelined tiles beat CUB's generic policy and converting iterator
- * (bench/NOTES.md). A line of small elements that does not pack (odd length) stays with CUB. */
-Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_is_tuned) {
+/* One long line goes to CUB where CUB runs its tuned sum of 8-byte types (forward); 4-byte
+ * types, products and decreasing scans, and 1- and 2-byte types whose line packs into words,
+ * go to lookback, whose tiles with word statuses beat CUB's tuned sum of 4-byte types, its
+ * generic policy and its converting iterator (bench/NOTES.md). A line of small elements that
+ * does not pack (odd length) stays with CUB. */
+Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     static const struct {
         tscan_dtype dtype;
         tscan_op op;
@@ -218,7 +219,9 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_is_tuned) {
         int64_t n;
         tscan_algo expected;
     } by_form[] = {
-        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
