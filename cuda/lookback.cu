@@ -113,9 +113,13 @@ struct tile_layout {
 // data warp that publishes an aggregate has just stored a tile). A line chunk's word is its
 // tile's status, and one load reads flag and value. A column block also sets a tile flag after
 // its 32 words, with no fence: a hint for polling, and a reader waits for each word it reads to
-// say at least what the flag said. 8-byte accumulators keep a flag array and two value
-// arrays, each flag stored with release after its values.
-template <class A> constexpr bool word_status() { return sizeof(A) == 4; }
+// say at least what the flag said. 8-byte accumulators, and column blocks of 4 packed lines a
+// lane (1-byte elements: a look-back batch of words would then cover only 2 predecessors;
+// measured, int8 medium_cols 59 -> 51 %), keep a flag array and two value arrays, each flag
+// stored with release after its values.
+constexpr bool word_status(size_t accumulator_size, int lines_per_lane) {
+    return accumulator_size == 4 && lines_per_lane <= 2;
+}
 
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
@@ -181,12 +185,12 @@ struct workspace_plan {
 };
 
 template <class A> workspace_plan plan_workspace(const tile_layout &L, int cols, int tile_lines) {
-    constexpr bool kWords = word_status<A>();
-    const size_t flag_bytes = kWords && cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
-    const size_t value_bytes = (size_t)L.status_tiles * tile_lines * (kWords ? sizeof(unsigned long long) : 2 * sizeof(A));
+    const bool words = word_status(sizeof(A), tile_lines / cols);
+    const size_t flag_bytes = words && cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    const size_t value_bytes = (size_t)L.status_tiles * tile_lines * (words ? sizeof(unsigned long long) : 2 * sizeof(A));
     workspace_plan w;
     w.values = (sizeof(unsigned long long) + flag_bytes + 7) & ~(size_t)7;
-    w.cleared = kWords ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
+    w.cleared = words ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
     w.total = w.values + value_bytes;
     return w;
 }
@@ -202,7 +206,7 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
                                const A (&value)[LV], tile_flag state) {
     if (tile >= L.status_tiles) return;
     const int lane = threadIdx.x % 32;
-    if constexpr (word_status<A>()) {
+    if constexpr (word_status(sizeof(A), LV)) {
         if (lane < Cols) {
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
@@ -269,7 +273,7 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
     bool done[LV] = {};  // column block words: the line has met an inclusive word, in any window
     for (int64_t base = 0; chunk > 0;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
-        constexpr bool kChunkWords = word_status<A>() && Cols == kLineChunk;
+        constexpr bool kChunkWords = word_status(sizeof(A), LV) && Cols == kLineChunk;
         A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
@@ -306,7 +310,7 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
 #pragma unroll
             for (int w = 0; w < kFlagLoads; ++w)
                 if (lane + 32 * w < count) sum[0] = op(sum[0], word_value[w]);
-        } else if constexpr (word_status<A>()) {
+        } else if constexpr (word_status(sizeof(A), LV)) {
             // Column block words, nearest predecessor first, a batch loaded before any is looked
             // at (so that the loads overlap: measured, one at a time cost float16 medium_cols 21
             // points). A word may not yet say what its tile flag said (no fence between them):
