@@ -206,11 +206,11 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
     }
 }
 
-/* One long line goes to CUB where CUB runs its tuned sum of 8-byte types (forward); 4-byte
- * types, products and decreasing scans, and 1- and 2-byte types whose line packs into words,
- * go to lookback, whose tiles with word statuses beat CUB's tuned sum of 4-byte types, its
- * generic policy and its converting iterator (bench/NOTES.md). A line of small elements that
- * does not pack (odd length) stays with CUB. */
+/* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types, or of
+ * 4-byte types below 2^22 elements; longer 4-byte lines, products and decreasing scans, and
+ * 1- and 2-byte types whose line packs into words, go to lookback, whose tiles with word
+ * statuses beat CUB's tuned sum there, its generic policy and its converting iterator
+ * (bench/NOTES.md). A line of small elements that does not pack (odd length) stays with CUB. */
 Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     static const struct {
         tscan_dtype dtype;
@@ -221,6 +221,9 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     } by_form[] = {
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 4194304, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 4194303, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 1048576, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
