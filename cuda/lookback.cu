@@ -112,7 +112,7 @@ struct tile_layout {
 // value before its flag (a release fence waits for every store the warp has in flight: the
 // data warp that publishes an aggregate has just stored a tile). A line chunk's word is its
 // tile's status, and one load reads flag and value. A column block also sets a tile flag after
-// its 32 words, with no fence: a hint for polling, and a reader waits for each word it reads to
+// its line words, with no fence: a hint for polling, and a reader waits for each word it reads to
 // say at least what the flag said. 8-byte accumulators, and column blocks of 4 packed lines a
 // lane (1-byte elements: a look-back batch of words would then cover only 2 predecessors;
 // measured, int8 medium_cols 59 -> 51 %), keep a flag array and two value arrays, each flag
