@@ -136,7 +136,8 @@ struct lookback_plan {
     int cols;
     int v;
     int64_t out_word_line_step;  // output elements between the lines of a column block's word
-    int tile_lines() const { return cols == kLineChunk ? 1 : cols * v; }  // status values per tile
+    int lines_per_lane() const { return cols == kLineChunk ? 1 : v; }  // lines_per_thread<Cols, V>
+    int tile_lines() const { return cols * lines_per_lane(); }          // status values per tile
 };
 
 // Column blocks when the axis is strided and there are lines enough to fill most lanes
@@ -184,10 +185,11 @@ struct workspace_plan {
     size_t total;
 };
 
-template <class A> workspace_plan plan_workspace(const tile_layout &L, int cols, int tile_lines) {
-    const bool words = word_status(sizeof(A), tile_lines / cols);
-    const size_t flag_bytes = words && cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
-    const size_t value_bytes = (size_t)L.status_tiles * tile_lines * (words ? sizeof(unsigned long long) : 2 * sizeof(A));
+template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
+    const bool words = word_status(sizeof(A), plan.lines_per_lane());
+    const size_t flag_bytes = words && plan.cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    const size_t value_bytes =
+        (size_t)L.status_tiles * plan.tile_lines() * (words ? sizeof(unsigned long long) : 2 * sizeof(A));
     workspace_plan w;
     w.values = (sizeof(unsigned long long) + flag_bytes + 7) & ~(size_t)7;
     w.cleared = words ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
@@ -215,7 +217,7 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
                     .store(word, cuda::memory_order_relaxed);
             }
         }
-        if (Cols > 1) {
+        if constexpr (Cols > 1) {
             __syncwarp();
             if (lane == 0)
                 cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_relaxed);
@@ -738,7 +740,7 @@ template <tscan_dtype D> struct lookback_workspace {
         using T = typename dtype_traits<K>::T;
         const lookback_plan plan = make_plan<T>(p);
         using A = typename dtype_traits<K>::A;
-        *bytes = plan_workspace<A>(make_layout<T>(plan), plan.cols, plan.tile_lines()).total;
+        *bytes = plan_workspace<A>(make_layout<T>(plan), plan).total;
         return TSCAN_SUCCESS;
     }
 };
@@ -762,7 +764,7 @@ template <tscan_dtype D> struct lookback_launch {
     template <int Cols, int V>
     static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
         const tile_layout L = make_layout<T>(plan);
-        const workspace_plan w = plan_workspace<A>(L, Cols, plan.tile_lines());
+        const workspace_plan w = plan_workspace<A>(L, plan);
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
