@@ -134,16 +134,17 @@ template <class A, bool Prod> struct fixed_op {
     __device__ __forceinline__ A operator()(A a, A b) const { return Prod ? a * b : a + b; }
 };
 
-// ---- 1- and 2-byte elements packed in a 32-bit word, element 0 at the lowest address ------
-template <class T> using element_bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
-template <class T> __device__ __forceinline__ T word_element(uint32_t w, int j) {
-    static_assert(sizeof(T) < 4, "1- and 2-byte elements");
+// ---- elements packed in a wider word W (32 or 64 bits), element 0 at the lowest address ----
+template <class T>
+using element_bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>>;
+template <class T, class W> __device__ __forceinline__ T word_element(W w, int j) {
+    static_assert(sizeof(T) < sizeof(W), "elements narrower than the word");
     return ::cuda::std::bit_cast<T>((element_bits<T>)(w >> (j * 8 * sizeof(T))));
 }
-template <class T> __device__ __forceinline__ uint32_t with_word_element(uint32_t w, int j, T value) {
-    constexpr uint32_t mask = (1u << (8 * sizeof(T))) - 1;
+template <class T, class W> __device__ __forceinline__ W with_word_element(W w, int j, T value) {
+    constexpr W mask = ((W)1 << (8 * sizeof(T))) - 1;
     const int shift = j * 8 * (int)sizeof(T);
-    return (w & ~(mask << shift)) | (uint32_t)::cuda::std::bit_cast<element_bits<T>>(value) << shift;
+    return (w & ~(mask << shift)) | (W)::cuda::std::bit_cast<element_bits<T>>(value) << shift;
 }
 
 // ---- ITEMS storage elements packed in 32-bit words --------------------------------------

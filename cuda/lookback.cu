@@ -6,22 +6,23 @@
 // aggregates and inclusive prefixes, so the data is read once and written once.
 //
 //   - Strided axis with 16 lines or more: cols = 32 lines, one per lane, by 256 rows (128
-//     for 8-byte elements). A warp loads its own rows straight into registers, every load
-//     coalesced across neighbouring lines.
+//     when a lane's loads are 8 bytes). A warp loads its own rows straight into registers,
+//     every load coalesced across neighbouring lines.
 //   - Contiguous axis, or fewer lines: cols = 1, a tile is a chunk of 8192 (4096) elements
 //     of one line. Loads and stores are striped across the block (coalesced along the line)
 //     and transposed through shared memory so that each thread scans consecutive elements.
 //
-// 1- and 2-byte elements move as 32-bit words wherever the layout allows: a lane's "line" is
-// then a word of 4 / size neighbouring lines (column blocks), or a line's "element" a word
-// of 4 / size consecutive elements (line chunks), so a tile moves as many bytes as a float32
-// one. A column block whose output is contiguous along the axis (a transposed input) stores
-// words of 4 / size consecutive elements of one line. Otherwise they move one at a time,
-// zero-extended to a 32-bit slot.
+// Elements narrower than 8 bytes move several to a load wherever the layout allows (packed):
+// a column block lane's "line" is then a word of neighbouring lines, 2 of 4-byte elements in
+// 64 bits or 4 / size of 1- and 2-byte ones in 32 (so the tile is 64 lines by 128 rows, or
+// 64 or 128 lines by 256 rows); a line chunk's "element" a word of 4 / size consecutive
+// elements of 1- and 2-byte types. A column block whose output is contiguous along the axis
+// (a transposed input) stores words of consecutive elements of one line. Every tile moves
+// 32 KB. Unpacked 1- and 2-byte elements move one at a time, zero-extended to a 32-bit slot.
 //
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
-// forward progress needs no co-residency. When a thread's loads fill 32-bit slots a block is
+// forward progress needs no co-residency. When a thread's loads fill their slots a block is
 // pipelined: a warp of its own looks back while the others load the next tile (see
 // lookback_kernel). The workspace is the counter and the statuses of the tiles that have a
 // successor (tile_status); what a call reads before writing is cleared on its stream.
@@ -38,12 +39,21 @@ namespace {
 constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
 constexpr int kWarps = kThreads / 32;  // data warps
 
-// What a thread loads at once: V elements of T (V = 4 / size for packed 1- and 2-byte
-// elements, else 1), kept raw in a shared-memory slot of 8 bytes for 8-byte elements, else 4.
-template <class T> using slot_t = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-template <class T> constexpr int word_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; }  // V when packed
+// What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 8 bytes
+// when they fill 8 (8-byte elements, pairs of 4-byte lines), else 4. V when packed: column
+// blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte elements, 2 of 4-byte
+// ones), line chunks consecutive elements into 32 bits (1- and 2-byte elements only).
+// Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
+// load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
+// input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (their
+// statuses, 4 lines a lane, are then fenced arrays), and line chunks hold 8-byte elements
+// no faster than 4-byte ones (wide_rows 87.5 both).
+constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 8 ? 8 : 4; }
+template <class T, int V> using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>;
+template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
+template <class T> constexpr int axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; }
 template <class T, int V> struct slot_io {
-    using S = slot_t<T>;
+    using S = slot_t<T, V>;
     static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
     // Element j of a slot, counted from its lowest address.
     static __device__ __forceinline__ T get(S s, int j) {
@@ -146,20 +156,18 @@ struct lookback_plan {
 // elements pack into words when the lines (column blocks: in both tensors, or in the input
 // with the axis in the output) or the axis (line chunks) allow.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
-    constexpr int kPack = word_pack<T>();
+    constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
     lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
-    if (kPack > 1) {
-        if (plan.cols == kColumnBlock && (lines_packed_by(plan.a, kPack, sizeof(T)) ||
-                                          lines_packed_into_axis_by(plan.a, kPack, sizeof(T)))) {
-            plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
-            pack_lines(plan.a, kPack);
-            plan.v = kPack;
-        } else if (plan.cols == kLineChunk && axis_packed_by(plan.a, kPack, sizeof(T))) {
-            pack_axis(plan.a, kPack, sizeof(T));
-            plan.v = kPack;
-        }
+    if (plan.cols == kColumnBlock && kLinePack > 1 &&
+        (lines_packed_by(plan.a, kLinePack, sizeof(T)) || lines_packed_into_axis_by(plan.a, kLinePack, sizeof(T)))) {
+        plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
+        pack_lines(plan.a, kLinePack);
+        plan.v = kLinePack;
+    } else if (plan.cols == kLineChunk && kAxisPack > 1 && axis_packed_by(plan.a, kAxisPack, sizeof(T))) {
+        pack_axis(plan.a, kAxisPack, sizeof(T));
+        plan.v = kAxisPack;
     }
     return plan;
 }
@@ -168,7 +176,7 @@ template <class T> tile_layout make_layout(const lookback_plan &plan) {
     const scan_args &a = plan.a;
     const int cols = plan.cols;
     tile_layout L;
-    L.rows = (int64_t)(kThreads / cols) * items_per_thread(sizeof(slot_t<T>));
+    L.rows = (int64_t)(kThreads / cols) * items_per_thread(slot_bytes(sizeof(T), plan.v));
     L.groups = (a.lines + cols - 1) / cols;
     L.chunks = (a.n + L.rows - 1) / L.rows;
     L.tiles = L.groups * L.chunks;
@@ -386,7 +394,7 @@ template <class S> constexpr int buffer_slots() {
     return kThreads * items_per_thread(sizeof(S)) + kThreads * items_per_thread(sizeof(S)) / (128 / (int)sizeof(S));
 }
 template <class T, int V> constexpr size_t dynamic_smem_bytes() {
-    return (pipelined<T, V>() ? 2 : 1) * (size_t)buffer_slots<slot_t<T>>() * sizeof(slot_t<T>);
+    return (pipelined<T, V>() ? 2 : 1) * (size_t)buffer_slots<slot_t<T, V>>() * sizeof(slot_t<T, V>);
 }
 
 // A pipelined block is 8 data warps and one look-back warp, with two tile buffers in shared
@@ -420,7 +428,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     using T = typename Traits::T;
     using A = typename Traits::A;
     using IO = slot_io<T, V>;
-    using S = slot_t<T>;
+    using S = slot_t<T, V>;
     constexpr int R = items_per_thread(sizeof(S));
     constexpr int LV = lines_per_thread<Cols, V>();
     constexpr int kTileLines = Cols * LV;
@@ -750,13 +758,11 @@ template <tscan_dtype D> struct lookback_launch {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
-    static constexpr int kPack = word_pack<T>();
-
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
         const lookback_plan plan = make_plan<T>(p);
         if (plan.v > 1)
-            return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, kPack>(plan, workspace, stream)
-                                             : launch_shape<kLineChunk, kPack>(plan, workspace, stream);
+            return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
+                                             : launch_shape<kLineChunk, axis_pack<T>()>(plan, workspace, stream);
         return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, 1>(plan, workspace, stream)
                                          : launch_shape<kLineChunk, 1>(plan, workspace, stream);
     }
