@@ -45,9 +45,9 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // ones), line chunks consecutive elements into 32 bits (1- and 2-byte elements only).
 // Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
 // load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
-// input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (their
-// statuses, 4 lines a lane, are then fenced arrays), and line chunks hold 8-byte elements
-// no faster than 4-byte ones (wide_rows 87.5 both).
+// input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (4
+// accumulators a lane, with fenced statuses or with words), and line chunks of 8-byte
+// elements run no faster than 4-byte ones (wide_rows 87.5 both).
 constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 8 ? 8 : 4; }
 template <class T, int V> using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>;
 template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
@@ -152,9 +152,9 @@ struct lookback_plan {
 
 // Column blocks when the axis is strided and there are lines enough to fill most lanes
 // (neighbouring lines are then usually neighbouring addresses); otherwise each line is its
-// own chain, read along the axis (coalesced when the axis is contiguous). 1- and 2-byte
-// elements pack into words when the lines (column blocks: in both tensors, or in the input
-// with the axis in the output) or the axis (line chunks) allow.
+// own chain, read along the axis (coalesced when the axis is contiguous). Elements narrower
+// than 8 bytes pack when the lines allow (column blocks: in both tensors, or in the input
+// with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks).
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
     lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
