@@ -363,12 +363,8 @@ template <tscan_dtype D> struct rows_launcher {
     static void byte_range(const scan_args &a, const tensor_side &s, size_t elem_size, uintptr_t &lo,
                            uintptr_t &end) {
         int64_t below = 0, above = 0;  // element offsets from the base
-        const int64_t axis = (a.n - 1) * s.step;
-        (axis < 0 ? below : above) += axis;
-        for (int d = 0; d < a.batch.ndim; ++d) {
-            const int64_t extent = (a.batch.sizes[d] - 1) * s.strides[d];
-            (extent < 0 ? below : above) += extent;
-        }
+        tscan_extend_offset_range(1, &a.n, &s.step, &below, &above);
+        tscan_extend_offset_range((uint32_t)a.batch.ndim, a.batch.sizes, s.strides, &below, &above);
         lo = (uintptr_t)s.base + (uintptr_t)(below * (int64_t)elem_size);
         end = (uintptr_t)s.base + (uintptr_t)((above + 1) * (int64_t)elem_size);
     }

@@ -45,6 +45,11 @@ tscan_status tscan_check_tensor_fields(const tscan_tensor *t, const char *name);
 /* Number of elements (product of sizes); 0 for an empty tensor. Assumes a valid tensor. */
 int64_t tscan_numel(const tscan_tensor *t);
 
+/* Adds each dimension's extent, stride * (size - 1), to *lo when negative and to *hi when
+ * positive: from 0 and 0, the smallest and largest element offsets of a view. */
+void tscan_extend_offset_range(uint32_t ndim, const int64_t *sizes, const int64_t *strides, int64_t *lo,
+                               int64_t *hi);
+
 /* 1 when a and b are the same view: same data, and the same stride on every dimension
  * longer than 1 (the in-place case). */
 int tscan_same_view(const tscan_tensor *a, const tscan_tensor *b);

@@ -57,14 +57,19 @@ static tscan_status check_span(const tscan_tensor *t, const char *name) {
     return TSCAN_SUCCESS;
 }
 
+void tscan_extend_offset_range(uint32_t ndim, const int64_t *sizes, const int64_t *strides, int64_t *lo,
+                               int64_t *hi) {
+    for (uint32_t d = 0; d < ndim; ++d) {
+        int64_t extent = strides[d] * (sizes[d] - 1);
+        if (extent < 0) *lo += extent; else *hi += extent;
+    }
+}
+
 /* Smallest and largest element offsets of a view. */
 static void offset_range(const tscan_tensor *t, int64_t *lo, int64_t *hi) {
     *lo = 0;
     *hi = 0;
-    for (uint32_t d = 0; d < t->ndim; ++d) {
-        int64_t extent = t->strides[d] * (t->sizes[d] - 1);
-        if (extent < 0) *lo += extent; else *hi += extent;
-    }
+    tscan_extend_offset_range(t->ndim, t->sizes, t->strides, lo, hi);
 }
 
 static int compare_int64(const void *a, const void *b) {
