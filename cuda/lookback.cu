@@ -355,18 +355,19 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
             }
         } else {
             // Acquire: each lane's flag read is ordered before the value loads of every lane
-            // (its own fence, then the warp barrier).
+            // (its own fence, then the warp barrier). The words' chain-step addressing did not
+            // carry over here: with it the int8 kernel spilled and its medium_cols fell from 59
+            // to 53 %, and float64's moved within the noise.
             cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
             __syncwarp();
-            const int64_t nearest = ((chunk - 1 - base) * L.groups + group) * Cols * LV + col * LV;
-            const int64_t chain_step = L.groups * Cols * LV;
 #pragma unroll
             for (int w = 0; w < kFlagLoads; ++w) {
                 const int end = min(count - 32 * w, 32);
 #pragma unroll 8
                 for (int o = lane / Cols; o < end; o += kLanesPerCol) {
+                    const int64_t pred = chunk - 1 - (base + 32 * w + o);
                     A *values = (inclusive[w] >> o) & 1 ? st.inclusive : st.aggregate;
-                    A *line = values + nearest - (32 * w + o) * chain_step;
+                    A *line = values + ((pred * L.groups + group) * Cols + col) * LV;
 #pragma unroll
                     for (int j = 0; j < LV; ++j) sum[j] = op(sum[j], load_relaxed(line[j]));
                 }
