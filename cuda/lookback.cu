@@ -690,14 +690,15 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         else if (kOpCopies) finish(tile, buf, within, v, scan_op<A>{false});
         else finish(tile, buf, within, v, op);
     };
-    // The look-back of 4- and 8-byte elements has its operator a constant too: a long walk is
-    // bound by its instructions (measured: float32 medium_cols +0.9 points). 1- and 2-byte
-    // elements keep one copy beside their two of stage and finish (a third cost bfloat16's
-    // column blocks 2.5 points: it spills).
+    // The look-back of 4-byte elements has its operator a constant too: a long walk is bound by
+    // its instructions (measured: float32 medium_cols +0.9 points). Others keep one copy: a
+    // third copy beside stage's and finish's two cost bfloat16's column blocks 2.5 points (it
+    // spills), and float64's transposed input 0.4.
+    constexpr bool kLookBackCopies = sizeof(T) == 4;
     const auto looked_back = [&](int64_t tile, int buf) {
         const A start = op.start(a.exclusive);
-        if (!kOpCopies && a.prod) look_back<Cols, LV>(L, st, scan_op<A>{true}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
-        else if (!kOpCopies) look_back<Cols, LV>(L, st, scan_op<A>{false}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+        if (kLookBackCopies && a.prod) look_back<Cols, LV>(L, st, scan_op<A>{true}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+        else if (kLookBackCopies) look_back<Cols, LV>(L, st, scan_op<A>{false}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
         else look_back<Cols, LV>(L, st, op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
     };
 
