@@ -691,9 +691,9 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         else finish(tile, buf, within, v, op);
     };
     // The look-back of 4-byte elements has its operator a constant too: a long walk is bound by
-    // its instructions (measured: float32 medium_cols +0.9 points). Others keep one copy: a
-    // third copy beside stage's and finish's two cost bfloat16's column blocks 2.5 points (it
-    // spills), and float64's transposed input 0.4.
+    // its instructions (measured: float32 medium_cols +0.9 points). Others keep one look-back:
+    // beside the two copies of stage and finish of 1- and 2-byte elements a third cost
+    // bfloat16's column blocks 2.5 points (it spills), and float64's transposed input lost 0.4.
     constexpr bool kLookBackCopies = sizeof(T) == 4;
     const auto looked_back = [&](int64_t tile, int buf) {
         const A start = op.start(a.exclusive);
