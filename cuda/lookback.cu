@@ -395,6 +395,17 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
     }
 }
 
+// Runs step with the operator: when `copies`, inlined once per operator, each a constant (so
+// that the compiler does not compute both the sum and the product and select), else once with
+// the run-time choice. The step takes a scan_op, not auto: a generic lambda in the kernel
+// crashes cudafe++ in CUDA 13.
+template <class A, class Step>
+__device__ __forceinline__ void with_op_copies(bool copies, const scan_op<A> &op, Step &&step) {
+    if (copies && op.prod) step(scan_op<A>{true});
+    else if (copies) step(scan_op<A>{false});
+    else step(op);
+}
+
 // Shared-memory slots of one tile buffer: the tile, padded one slot per 128 bytes.
 template <class S> constexpr int buffer_slots() {
     return kThreads * items_per_thread(sizeof(S)) + kThreads * items_per_thread(sizeof(S)) / (128 / (int)sizeof(S));
@@ -680,26 +691,22 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // that the compiler does not compute both the sum and the product of every element and
     // select. Other sizes keep one copy (measured: two cost float32 sums up to 1.2 points).
     constexpr bool kOpCopies = sizeof(T) < 4;
-    const auto staged = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
-        if (kOpCopies && a.prod) stage(tile, buf, v, within, scan_op<A>{true});
-        else if (kOpCopies) stage(tile, buf, v, within, scan_op<A>{false});
-        else stage(tile, buf, v, within, op);
-    };
-    const auto finished = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
-        if (kOpCopies && a.prod) finish(tile, buf, within, v, scan_op<A>{true});
-        else if (kOpCopies) finish(tile, buf, within, v, scan_op<A>{false});
-        else finish(tile, buf, within, v, op);
-    };
     // The look-back of 4-byte elements has its operator a constant too: a long walk is bound by
     // its instructions (measured: float32 medium_cols +0.9 points). Others keep one look-back:
     // beside the two copies of stage and finish of 1- and 2-byte elements a third cost
     // bfloat16's column blocks 2.5 points (it spills), and float64's transposed input lost 0.4.
     constexpr bool kLookBackCopies = sizeof(T) == 4;
+    const auto staged = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
+        with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { stage(tile, buf, v, within, item_op); });
+    };
+    const auto finished = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
+        with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { finish(tile, buf, within, v, item_op); });
+    };
     const auto looked_back = [&](int64_t tile, int buf) {
         const A start = op.start(a.exclusive);
-        if (kLookBackCopies && a.prod) look_back<Cols, LV>(L, st, scan_op<A>{true}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
-        else if (kLookBackCopies) look_back<Cols, LV>(L, st, scan_op<A>{false}, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
-        else look_back<Cols, LV>(L, st, op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+        with_op_copies(kLookBackCopies, op, [&](const scan_op<A> &walk_op) {
+            look_back<Cols, LV>(L, st, walk_op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+        });
     };
 
     // Tiles are claimed in order from the counter, each only when the block can load it at
