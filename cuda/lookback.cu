@@ -121,9 +121,8 @@ struct tile_layout {
 // value it announces in the high half, stored and loaded whole, so that no fence has to order a
 // value before its flag (a release fence waits for every store the warp has in flight: the
 // data warp that publishes an aggregate has just stored a tile). A line chunk's word is its
-// tile's status, and one load reads flag and value. A column block also sets a tile flag after
-// its line words, with no fence: a hint for polling, and a reader waits for each word it reads to
-// say at least what the flag said. 8-byte accumulators, and column blocks of 4 packed lines a
+// tile's status, and one load reads flag and value; a column block's look-back reads its lines'
+// words without a tile flag (sum_words_back). 8-byte accumulators, and column blocks of 4 packed lines a
 // lane (1-byte elements: a look-back batch of words would then cover only 2 predecessors;
 // measured, int8 medium_cols 59 -> 51 %), keep a flag array and two value arrays, each flag
 // stored with release after its values.
@@ -133,7 +132,7 @@ constexpr bool word_status(size_t accumulator_size, int lines_per_lane) {
 
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
-    uint32_t *flags;              // [status_tiles], but for word-status line chunks
+    uint32_t *flags;              // [status_tiles], but for word statuses
     A *aggregate;                 // [status_tiles][tile lines]: the tile's own reduction, per line
     A *inclusive;                 // [status_tiles][tile lines]: scan of the chain through the tile
     unsigned long long *words;    // [status_tiles][tile lines], instead of the value arrays (word_status)
@@ -184,7 +183,7 @@ template <class T> tile_layout make_layout(const lookback_plan &plan) {
     return L;
 }
 
-// Workspace: counter, flags (none for word-status line chunks), then the values, 8-byte
+// Workspace: counter, flags (none for word statuses), then the values, 8-byte
 // aligned. Statuses in words are cleared whole (a zero word is an empty status); otherwise
 // only the counter and flags, as a value is read only under a flag set after it was written.
 struct workspace_plan {
@@ -195,7 +194,7 @@ struct workspace_plan {
 
 template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
     const bool words = word_status(sizeof(A), plan.lines_per_lane());
-    const size_t flag_bytes = words && plan.cols == kLineChunk ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
     const size_t value_bytes =
         (size_t)L.status_tiles * plan.tile_lines() * (words ? sizeof(unsigned long long) : 2 * sizeof(A));
     workspace_plan w;
@@ -225,11 +224,6 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
                     .store(word, cuda::memory_order_relaxed);
             }
         }
-        if constexpr (Cols > 1) {
-            __syncwarp();
-            if (lane == 0)
-                cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_relaxed);
-        }
         return;
     }
     // Release: the lanes' values are written before the flag that announces them (the warp
@@ -258,30 +252,63 @@ __device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st
     }
 }
 
-// The look-back warp: the exclusive prefix of a tile whose aggregate is published, found over
-// its chain's predecessors; then publishes the tile's inclusive prefix. Lane l serves the LV
-// lines of lane l % Cols; `aggregate` and `prefix` hold the tile's lines in that order. The
-// chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
-// so that the sign of a zero sum is the reference's.
+// A column block's walk over its predecessors' line words, nearest first, in batches loaded
+// before any is looked at (so that the loads overlap: measured, one at a time cost float16
+// medium_cols 21 points), until every lane's lines have met an inclusive word: sets prefix to
+// the reduction of what they announce. The word carries its own flag, so no tile flag is
+// polled first (a round trip a window: 2 of the ~11 of a medium_cols look-back). A word not
+// yet published is re-read. Lane l reads its LV words of each predecessor, o chain steps below
+// the nearest's; a batch past the first tile of the chain reloads that tile, which is
+// inclusive, rather than branch around its loads: a long walk is bound by its instructions as
+// much as by its round trips (measured: float32 medium_cols 81.5 -> 83.3 % against a 64-bit
+// index and a branch a load).
+template <int LV, class A>
+__device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
+                               int64_t group, A (&prefix)[LV]) {
+    constexpr int kBatch = 8 / LV;
+    const int lane = threadIdx.x % 32;
+    const int64_t chain_step = L.groups * kColumnBlock * LV;
+    unsigned long long *nearest = st.words + ((chunk - 1) * L.groups + group) * kColumnBlock * LV + lane * LV;
+    bool done[LV] = {};
+    for (int64_t o0 = 0;; o0 += kBatch, nearest -= kBatch * chain_step) {
+        const int last = (int)min(chunk - 1 - o0, (int64_t)kBatch - 1);  // past it, the chain's first tile
+        unsigned long long word[kBatch][LV];
+#pragma unroll
+        for (int i = 0; i < kBatch; ++i)
+#pragma unroll
+            for (int j = 0; j < LV; ++j) word[i][j] = load_relaxed(nearest[j - min(i, last) * chain_step]);
+#pragma unroll
+        for (int i = 0; i < kBatch; ++i) {
+#pragma unroll
+            for (int j = 0; j < LV; ++j) {
+                if (done[j]) continue;
+                while ((uint32_t)word[i][j] == kEmpty) word[i][j] = load_relaxed(nearest[j - min(i, last) * chain_step]);
+                prefix[j] = op(prefix[j], ::cuda::std::bit_cast<A>((uint32_t)(word[i][j] >> 32)));
+                done[j] = (uint32_t)word[i][j] == kInclusive;
+            }
+        }
+        bool all_done = true;
+#pragma unroll
+        for (int j = 0; j < LV; ++j) all_done &= done[j];
+        if (__all_sync(kFullMask, all_done)) return;
+    }
+}
+
+// The walk of line chunks and of fenced arrays, a window of flags at a time: sets prefix to the
+// reduction of the chunk's predecessors back to the nearest inclusive one. Predecessor o >= 0
+// of the window is chunk - 1 - (base + o) of the same chain; before chunk 0 an inclusive
+// identity stands in, so the walk ends. Lane l reads the flags of predecessors l + 32 w; the
+// warp shares them through ballots, so every line sees the same statuses and the control flow
+// stays uniform.
 template <int Cols, int LV, class A>
-__device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
-                          const A *aggregate, A *prefix_out) {
+__device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
+                                 int64_t group, A (&prefix)[LV]) {
     constexpr int kFlagLoads = flag_loads_per_lane<Cols>();
     constexpr int kWindowTiles = 32 * kFlagLoads;
     constexpr int kLanesPerCol = 32 / Cols;
     const int lane = threadIdx.x % 32;
     const int col = lane % Cols;
-    const int64_t chunk = tile / L.groups, group = tile % L.groups;
-    A prefix[LV];
-#pragma unroll
-    for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
-
-    // Predecessor o >= 0 of the window is chunk - 1 - (base + o) of the same chain; before
-    // chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
-    // predecessors l + 32 w; the warp shares them through ballots, so every line sees the same
-    // statuses and the control flow stays uniform.
-    bool done[LV] = {};  // column block words: the line has met an inclusive word, in any window
-    for (int64_t base = 0; chunk > 0;) {
+    for (int64_t base = 0;;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
         constexpr bool kChunkWords = word_status(sizeof(A), LV) && Cols == kLineChunk;
         A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
@@ -320,39 +347,6 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
 #pragma unroll
             for (int w = 0; w < kFlagLoads; ++w)
                 if (lane + 32 * w < count) sum[0] = op(sum[0], word_value[w]);
-        } else if constexpr (word_status(sizeof(A), LV)) {
-            // Column block words, nearest predecessor first, a batch loaded before any is looked
-            // at (so that the loads overlap: measured, one at a time cost float16 medium_cols 21
-            // points). A word may not yet say what its tile flag said (no fence between them):
-            // wait for it. One that has turned inclusive since the poll ends its line's walk.
-            static_assert(kFlagLoads == 1, "a column block's window is one flag a lane");
-            // The lane's words of predecessor o lie o chain steps below the nearest's, and a batch
-            // past the window's end reloads its last predecessor rather than branch around loads:
-            // a long walk is bound by its instructions as much as by its round trips (measured:
-            // float32 medium_cols 81.5 -> 83.3 % against a 64-bit index and a branch a load).
-            constexpr int kBatch = 8 / LV;
-            unsigned long long *const nearest = st.words + ((chunk - 1 - base) * L.groups + group) * Cols * LV + lane * LV;
-            const int64_t chain_step = L.groups * Cols * LV;
-            const auto words_of = [&](int o) { return nearest - o * chain_step; };
-            for (int o0 = 0; o0 < count; o0 += kBatch) {
-                unsigned long long word[kBatch][LV];
-#pragma unroll
-                for (int i = 0; i < kBatch; ++i)
-#pragma unroll
-                    for (int j = 0; j < LV; ++j) word[i][j] = load_relaxed(words_of(min(o0 + i, count - 1))[j]);
-#pragma unroll
-                for (int i = 0; i < kBatch; ++i) {
-                    const int o = o0 + i;
-                    if (o >= count) break;
-                    const uint32_t need = (inclusive[0] >> o) & 1 ? kInclusive : kAggregate;
-#pragma unroll
-                    for (int j = 0; j < LV; ++j) {
-                        while ((uint32_t)word[i][j] < need) word[i][j] = load_relaxed(words_of(o)[j]);
-                        if (!done[j]) sum[j] = op(sum[j], ::cuda::std::bit_cast<A>((uint32_t)(word[i][j] >> 32)));
-                        done[j] |= (uint32_t)word[i][j] == kInclusive;
-                    }
-                }
-            }
         } else {
             // Acquire: each lane's flag read is ordered before the value loads of every lane
             // (its own fence, then the warp barrier). The words' chain-step addressing did not
@@ -382,8 +376,26 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
         if (first < kWindowTiles) break;
         base += kWindowTiles;
     }
+}
+
+// The look-back warp: the exclusive prefix of a tile whose aggregate is published, found over
+// its chain's predecessors; then publishes the tile's inclusive prefix. Lane l serves the LV
+// lines of lane l % Cols; `aggregate` and `prefix` hold the tile's lines in that order. The
+// chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
+// so that the sign of a zero sum is the reference's.
+template <int Cols, int LV, class A>
+__device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
+                          const A *aggregate, A *prefix_out) {
+    const int lane = threadIdx.x % 32;
+    const int col = lane % Cols;
+    const int64_t chunk = tile / L.groups, group = tile % L.groups;
+    A prefix[LV];
+#pragma unroll
+    for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
 
     if (chunk > 0) {  // chunk 0 published its inclusive prefix with its aggregate
+        if constexpr (word_status(sizeof(A), LV) && Cols > 1) sum_words_back<LV>(L, st, op, chunk, group, prefix);
+        else sum_windows_back<Cols, LV>(L, st, op, chunk, group, prefix);
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(prefix[j], aggregate[col * LV + j]);
