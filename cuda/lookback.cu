@@ -117,17 +117,24 @@ struct tile_layout {
     int64_t status_tiles;
 };
 
-// 4-byte accumulators keep each line's status in a 64-bit word: the flag in the low half, the
-// value it announces in the high half, stored and loaded whole, so that no fence has to order a
-// value before its flag (a release fence waits for every store the warp has in flight: the
-// data warp that publishes an aggregate has just stored a tile). A line chunk's word is its
-// tile's status, and one load reads flag and value; a column block's look-back reads its
-// lines' words with no tile flag at all (sum_words_back). 8-byte accumulators, and column
-// blocks of 4 packed lines a lane (1-byte elements: a look-back batch of words would then cover
-// only 2 predecessors; measured, int8 medium_cols 59 -> 51 %), keep a flag array and two value
-// arrays, each flag stored with release after its values.
-constexpr bool word_status(size_t accumulator_size, int lines_per_lane) {
-    return accumulator_size == 4 && lines_per_lane <= 2;
+// A line's status in 64-bit words: the flag in the low half, a 32-bit part of the value it
+// announces in the high half, stored and loaded whole, so that no fence has to order a value
+// before its flag (a release fence waits for every store the warp has in flight: the data warp
+// that publishes an aggregate has just stored a tile). A 4-byte accumulator is one word; an
+// 8-byte one two, stored apart, and a reader takes the value when both words say the same
+// state (each state is written once, so its parts are then that state's). A line chunk's word
+// is its tile's status, and one load reads flag and value (4-byte accumulators only: the window
+// walk reads one word a predecessor); a column block's look-back reads its lines' words with no
+// tile flag at all (sum_words_back), two words a lane a predecessor at most. The others, 8-byte
+// line chunks and column blocks of 4 packed lines a lane (1-byte elements: a look-back batch
+// of words would then cover only 2 predecessors; measured, int8 medium_cols 59 -> 51 %), keep
+// a flag array and two value arrays, each flag stored with release after its values.
+template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
+    static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
+    return (int)(sizeof(A) / 4);
+}
+constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols) {
+    return cols == kLineChunk ? accumulator_size == 4 : accumulator_size / 4 * lines_per_lane <= 2;
 }
 
 template <class A> struct tile_status {
@@ -193,10 +200,10 @@ struct workspace_plan {
 };
 
 template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
-    const bool words = word_status(sizeof(A), plan.lines_per_lane());
+    const bool words = word_status(sizeof(A), plan.lines_per_lane(), plan.cols);
     const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
     const size_t value_bytes =
-        (size_t)L.status_tiles * plan.tile_lines() * (words ? sizeof(unsigned long long) : 2 * sizeof(A));
+        (size_t)L.status_tiles * plan.tile_lines() * (words ? word_parts<A>() * sizeof(unsigned long long) : 2 * sizeof(A));
     workspace_plan w;
     w.values = (sizeof(unsigned long long) + flag_bytes + 7) & ~(size_t)7;
     w.cleared = words ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
@@ -215,13 +222,20 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
                                const A (&value)[LV], tile_flag state) {
     if (tile >= L.status_tiles) return;
     const int lane = threadIdx.x % 32;
-    if constexpr (word_status(sizeof(A), LV)) {
+    if constexpr (word_status(sizeof(A), LV, Cols)) {
+        constexpr int kParts = word_parts<A>();
+        using bits = std::conditional_t<kParts == 1, uint32_t, uint64_t>;
         if (lane < Cols) {
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
-                const unsigned long long word = (unsigned long long)::cuda::std::bit_cast<uint32_t>(value[j]) << 32 | state;
-                cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(st.words[(tile * Cols + lane) * LV + j])
-                    .store(word, cuda::memory_order_relaxed);
+                const bits b = ::cuda::std::bit_cast<bits>(value[j]);
+#pragma unroll
+                for (int q = 0; q < kParts; ++q) {
+                    const unsigned long long word = (unsigned long long)(uint32_t)(b >> (32 * q)) << 32 | state;
+                    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+                        st.words[((tile * Cols + lane) * LV + j) * kParts + q])
+                        .store(word, cuda::memory_order_relaxed);
+                }
             }
         }
         return;
@@ -258,34 +272,48 @@ __device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st
 // the reduction of what they announce. The word carries its own flag, so no tile flag is
 // polled first: a round trip less a window of 32, 2 of the ~11 of a medium_cols look-back
 // (measured: float32 medium_cols 84.1 -> 88.4 %, float16 80.0 -> 84.3). A word not yet
-// published is re-read. Lane l reads its LV words of each predecessor, o chain steps below
-// the nearest's; a batch past the first tile of the chain reloads that tile, which is
-// inclusive, rather than branch around its loads: a long walk is bound by its instructions as
-// much as by its round trips (measured: float32 medium_cols 81.5 -> 83.3 % against a 64-bit
-// index and a branch a load).
+// published is re-read, and so is the part of an 8-byte value that says an earlier state than
+// the other. Lane l reads its LV lines' words of each predecessor, o chain steps below the
+// nearest's; a batch past the first tile of the chain reloads that tile, which is inclusive,
+// rather than branch around its loads: a long walk is bound by its instructions as much as by
+// its round trips (measured: float32 medium_cols 81.5 -> 83.3 % against a 64-bit index and a
+// branch a load).
 template <int LV, class A>
 __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
                                int64_t group, A (&prefix)[LV]) {
-    constexpr int kBatch = 8 / LV;
+    constexpr int kParts = word_parts<A>();
+    constexpr int kWords = LV * kParts;  // a lane's words of one predecessor
+    constexpr int kBatch = 8 / kWords;
+    using bits = std::conditional_t<kParts == 1, uint32_t, uint64_t>;
     const int lane = threadIdx.x % 32;
-    const int64_t chain_step = L.groups * kColumnBlock * LV;
-    unsigned long long *nearest = st.words + ((chunk - 1) * L.groups + group) * kColumnBlock * LV + lane * LV;
+    const int64_t chain_step = L.groups * kColumnBlock * kWords;
+    unsigned long long *nearest = st.words + ((chunk - 1) * L.groups + group) * kColumnBlock * kWords + lane * kWords;
     bool done[LV] = {};
     for (int64_t o0 = 0;; o0 += kBatch, nearest -= kBatch * chain_step) {
         const int last = (int)min(chunk - 1 - o0, (int64_t)kBatch - 1);  // past it, the chain's first tile
-        unsigned long long word[kBatch][LV];
+        unsigned long long word[kBatch][kWords];
 #pragma unroll
         for (int i = 0; i < kBatch; ++i)
 #pragma unroll
-            for (int j = 0; j < LV; ++j) word[i][j] = load_relaxed(nearest[j - min(i, last) * chain_step]);
+            for (int w = 0; w < kWords; ++w) word[i][w] = load_relaxed(nearest[w - min(i, last) * chain_step]);
 #pragma unroll
         for (int i = 0; i < kBatch; ++i) {
+            const auto reload = [&](int w) { word[i][w] = load_relaxed(nearest[w - min(i, last) * chain_step]); };
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
                 if (done[j]) continue;
-                while ((uint32_t)word[i][j] == kEmpty) word[i][j] = load_relaxed(nearest[j - min(i, last) * chain_step]);
-                prefix[j] = op(prefix[j], ::cuda::std::bit_cast<A>((uint32_t)(word[i][j] >> 32)));
-                done[j] = (uint32_t)word[i][j] == kInclusive;
+                unsigned long long *const part = word[i] + j * kParts;
+                while ((uint32_t)part[0] == kEmpty) reload(j * kParts);
+                if constexpr (kParts == 2) {
+                    // The parts were stored apart: a value is whole when both say the same state.
+                    while ((uint32_t)part[1] < (uint32_t)part[0]) reload(j * kParts + 1);
+                    while ((uint32_t)part[0] < (uint32_t)part[1]) reload(j * kParts);
+                }
+                bits b = 0;
+#pragma unroll
+                for (int q = 0; q < kParts; ++q) b |= (bits)(uint32_t)(part[q] >> 32) << (32 * q);
+                prefix[j] = op(prefix[j], ::cuda::std::bit_cast<A>(b));
+                done[j] = (uint32_t)part[0] == kInclusive;
             }
         }
         bool all_done = true;
@@ -311,7 +339,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
     const int col = lane % Cols;
     for (int64_t base = 0;;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
-        constexpr bool kChunkWords = word_status(sizeof(A), LV) && Cols == kLineChunk;
+        constexpr bool kChunkWords = word_status(sizeof(A), LV, Cols) && Cols == kLineChunk;
         A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
@@ -395,7 +423,7 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
     for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
 
     if (chunk > 0) {  // chunk 0 published its inclusive prefix with its aggregate
-        if constexpr (word_status(sizeof(A), LV) && Cols > 1) sum_words_back<LV>(L, st, op, chunk, group, prefix);
+        if constexpr (word_status(sizeof(A), LV, Cols) && Cols > 1) sum_words_back<LV>(L, st, op, chunk, group, prefix);
         else sum_windows_back<Cols, LV>(L, st, op, chunk, group, prefix);
         A inclusive[LV];
 #pragma unroll
