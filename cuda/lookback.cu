@@ -215,8 +215,8 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
-// One warp sets a tile's status: lane l < Cols writes its LV lines' values, then lane 0 the
-// flag. The last tile of a chain publishes nothing: no one reads it.
+// One warp sets a tile's status: lane l < Cols writes its LV lines' words, or their values and
+// then lane 0 the flag. The last tile of a chain publishes nothing: no one reads it.
 template <int Cols, int LV, class A>
 __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, int64_t tile, A *values,
                                const A (&value)[LV], tile_flag state) {
@@ -380,7 +380,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
             // Acquire: each lane's flag read is ordered before the value loads of every lane
             // (its own fence, then the warp barrier). The words' chain-step addressing did not
             // carry over here: with it the int8 kernel spilled and its medium_cols fell from 59
-            // to 53 %, and float64's moved within the noise.
+            // to 53 %.
             cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
             __syncwarp();
 #pragma unroll
