@@ -133,6 +133,8 @@ template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
     static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
     return (int)(sizeof(A) / 4);
 }
+// An accumulator as raw bits, which its status words hold 32 at a time.
+template <class A> using value_bits = std::conditional_t<word_parts<A>() == 1, uint32_t, uint64_t>;
 constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols) {
     return cols == kLineChunk ? accumulator_size == 4 : accumulator_size / 4 * lines_per_lane <= 2;
 }
@@ -224,11 +226,10 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
     const int lane = threadIdx.x % 32;
     if constexpr (word_status(sizeof(A), LV, Cols)) {
         constexpr int kParts = word_parts<A>();
-        using bits = std::conditional_t<kParts == 1, uint32_t, uint64_t>;
         if (lane < Cols) {
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
-                const bits b = ::cuda::std::bit_cast<bits>(value[j]);
+                const value_bits<A> b = ::cuda::std::bit_cast<value_bits<A>>(value[j]);
 #pragma unroll
                 for (int q = 0; q < kParts; ++q) {
                     const unsigned long long word = (unsigned long long)(uint32_t)(b >> (32 * q)) << 32 | state;
@@ -284,7 +285,6 @@ __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, c
     constexpr int kParts = word_parts<A>();
     constexpr int kWords = LV * kParts;  // a lane's words of one predecessor
     constexpr int kBatch = 8 / kWords;
-    using bits = std::conditional_t<kParts == 1, uint32_t, uint64_t>;
     const int lane = threadIdx.x % 32;
     const int64_t chain_step = L.groups * kColumnBlock * kWords;
     unsigned long long *nearest = st.words + ((chunk - 1) * L.groups + group) * kColumnBlock * kWords + lane * kWords;
@@ -309,9 +309,9 @@ __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, c
                     while ((uint32_t)part[1] < (uint32_t)part[0]) reload(j * kParts + 1);
                     while ((uint32_t)part[0] < (uint32_t)part[1]) reload(j * kParts);
                 }
-                bits b = 0;
+                value_bits<A> b = 0;
 #pragma unroll
-                for (int q = 0; q < kParts; ++q) b |= (bits)(uint32_t)(part[q] >> 32) << (32 * q);
+                for (int q = 0; q < kParts; ++q) b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
                 prefix[j] = op(prefix[j], ::cuda::std::bit_cast<A>(b));
                 done[j] = (uint32_t)part[0] == kInclusive;
             }
