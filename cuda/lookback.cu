@@ -15,10 +15,11 @@
 // Elements narrower than 8 bytes move several to a load wherever the layout allows (packed):
 // a column block lane's "line" is then a word of neighbouring lines, 2 of 4-byte elements in
 // 64 bits or 4 / size of 1- and 2-byte ones in 32 (so the tile is 64 lines by 128 rows, or
-// 64 or 128 lines by 256 rows); a line chunk's "element" a word of 4 / size consecutive
-// elements of 1- and 2-byte types. A column block whose output is contiguous along the axis
-// (a transposed input) stores words of consecutive elements of one line. Every tile moves
-// 32 KB. Unpacked 1- and 2-byte elements move one at a time, zero-extended to a 32-bit slot.
+// 64 or 128 lines by 256 rows); a line chunk's "element" a slot of consecutive elements of
+// the line (8 bytes of 2- and 4-byte ones, else 4 bytes). A column block whose output is
+// contiguous along the axis (a transposed input) stores words of consecutive elements of one
+// line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at a time,
+// zero-extended to a 32-bit slot.
 //
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
@@ -42,16 +43,22 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 8 bytes
 // when they fill 8 (8-byte elements, pairs of 4-byte lines), else 4. V when packed: column
 // blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte elements, 2 of 4-byte
-// ones), line chunks consecutive elements into 32 bits (1- and 2-byte elements only).
+// ones), line chunks consecutive elements into 8 bytes (2- and 4-byte elements; 32 bits where
+// the layout packs no wider) or 32 bits (1-byte ones).
 // Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
 // load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
 // input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (4
-// accumulators a lane, with fenced statuses or with words), and line chunks of 8-byte
-// elements run no faster than 4-byte ones (wide_rows 87.5 both).
+// accumulators a lane, with fenced statuses or with words). A line chunk has one accumulator
+// whatever its slot holds: 8-byte slots halved its load, shared-memory and store instructions
+// and took float32 wide_rows from 88.9 to 91.5 and 1-D from 84.7 to 86.9, float16 85.0 ->
+// 87.4 and 81.5 -> 83.8; int8's 8 elements a slot lost 3 points, so 1-byte ones keep 32 bits.
 constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 8 ? 8 : 4; }
 template <class T, int V> using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>;
 template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
-template <class T> constexpr int axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1; }
+template <class T> constexpr int axis_pack() { return sizeof(T) == 1 ? 4 : sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1; }
+// The narrowest pack that still fills a slot: a line chunk whose layout does not allow
+// axis_pack tries halving it down to this (2-byte elements: 4, then 2).
+template <class T> constexpr int min_axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 2; }
 template <class T, int V> struct slot_io {
     using S = slot_t<T, V>;
     static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
@@ -173,9 +180,14 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
         pack_lines(plan.a, kLinePack);
         plan.v = kLinePack;
-    } else if (plan.cols == kLineChunk && kAxisPack > 1 && axis_packed_by(plan.a, kAxisPack, sizeof(T))) {
-        pack_axis(plan.a, kAxisPack, sizeof(T));
-        plan.v = kAxisPack;
+    } else if (plan.cols == kLineChunk) {
+        for (int w = kAxisPack; w >= min_axis_pack<T>() && w > 1; w /= 2) {
+            if (axis_packed_by(plan.a, w, sizeof(T))) {
+                pack_axis(plan.a, w, sizeof(T));
+                plan.v = w;
+                break;
+            }
+        }
     }
     return plan;
 }
@@ -825,11 +837,19 @@ template <tscan_dtype D> struct lookback_launch {
     using A = typename dtype_traits<K>::A;
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
         const lookback_plan plan = make_plan<T>(p);
-        if (plan.v > 1)
-            return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
-                                             : launch_shape<kLineChunk, axis_pack<T>()>(plan, workspace, stream);
-        return plan.cols == kColumnBlock ? launch_shape<kColumnBlock, 1>(plan, workspace, stream)
-                                         : launch_shape<kLineChunk, 1>(plan, workspace, stream);
+        if (plan.cols == kLineChunk) return launch_line_chunk<axis_pack<T>()>(plan, workspace, stream);
+        return plan.v > 1 ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
+                          : launch_shape<kColumnBlock, 1>(plan, workspace, stream);
+    }
+
+    // The line chunk kernel of plan.v: one of axis_pack's halvings down to min_axis_pack, or 1.
+    template <int V> static tscan_status launch_line_chunk(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
+        if constexpr (V > 1 && V >= min_axis_pack<T>()) {
+            if (plan.v == V) return launch_shape<kLineChunk, V>(plan, workspace, stream);
+            return launch_line_chunk<V / 2>(plan, workspace, stream);
+        } else {
+            return launch_shape<kLineChunk, 1>(plan, workspace, stream);
+        }
     }
 
     template <int Cols, int V>
