@@ -102,6 +102,9 @@ template <int Cols> constexpr int flag_loads_per_lane() { return Cols == 1 ? 4 :
 // Slots each thread holds: 32 of 4 bytes or 16 of 8, so a tile carries 32 KB and the
 // look-back traffic is a few percent of the data.
 constexpr int items_per_thread(size_t slot_bytes) { return slot_bytes == 8 ? 16 : 32; }
+static_assert(kThreads * items_per_thread(8) * 8 == TSCAN_LOOKBACK_TILE_BYTES &&
+                  kThreads * items_per_thread(4) * 4 == TSCAN_LOOKBACK_TILE_BYTES,
+              "dispatch counts lines in tiles of this many bytes");
 
 // Tile status flags. A flag only ever grows, and the value it announces is written before it.
 enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };

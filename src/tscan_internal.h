@@ -113,6 +113,9 @@ extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
  * strided axis) or its axis (a contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
 int tscan_lookback_packs_words(const tscan_problem *p);
 
+/* The data one look-back tile moves, whatever its shape (cuda/lookback.cu asserts it). */
+enum { TSCAN_LOOKBACK_TILE_BYTES = 32768 };
+
 /* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */
 tscan_algo tscan_choose_algo(const tscan_problem *p);
 

@@ -168,29 +168,18 @@ Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
  * moves them as 32-bit words (256x1048576 on axis 1, float16: lookback 77% vs rows 66%;
  * 64x4096x1024 on axis 1: lookback 84% vs columns 79%), and stay with rows and columns where
  * their layout does not pack: here an odd row pitch, or an odd element offset. */
-typedef struct small_case {
+typedef struct layout_case {
     tscan_dtype dtype;
     uint32_t ndim;
     int64_t sizes[3];
     uint32_t axis;
     int unpacked; /* 1: an odd row pitch on a 2-d shape, or the base one element off */
     tscan_algo expected;
-} small_case;
+} layout_case;
 
-Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
-    static const small_case cases[] = {
-        {TSCAN_INT8, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT16, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_BFLOAT16, 2, {256, 1048576}, 1, 1, TSCAN_ALGO_ROWS},
-        {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 0, TSCAN_ALGO_ROWS}, /* one tile of words a line */
-        {TSCAN_FLOAT32, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
-        {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        const small_case *c = &cases[i];
+static void expect_auto_choices(const layout_case *cases, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        const layout_case *c = &cases[i];
         const size_t elem = tscan_dtype_size(c->dtype);
         int64_t pitch[2] = {c->sizes[1] + 1, 1};
         const int padded = c->unpacked && c->ndim == 2;
@@ -204,6 +193,40 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
         cr_expect_eq(chosen, c->expected, "case %zu (%s): AUTO chose %s, expected %s", i, tscan_dtype_name(c->dtype),
                      tscan_algo_name(chosen), tscan_algo_name(c->expected));
     }
+}
+
+Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
+    static const layout_case cases[] = {
+        {TSCAN_INT8, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_BFLOAT16, 2, {256, 1048576}, 1, 1, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT32, 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
+        {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
+    };
+    expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Many contiguous lines of whole look-back tiles (32 KB: none partly empty) go to lookback
+ * for 2- to 8-byte elements (packed, for 2-byte ones); shorter lines, lines with a second tile
+ * partly empty, one line of one tile, 1-byte elements and single 2-byte elements stay with
+ * rows (measured: bench/NOTES.md, "8-byte slots along a line"). */
+Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
+    static const layout_case cases[] = {
+        {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT64, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT64, 2, {65536, 4096}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_ROWS},  /* half a tile a line */
+        {TSCAN_FLOAT32, 2, {65536, 4096}, 1, 0, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT32, 2, {65536, 8200}, 1, 0, TSCAN_ALGO_ROWS},  /* a second tile nearly empty */
+        {TSCAN_FLOAT32, 1, {8192}, 0, 0, TSCAN_ALGO_ROWS},         /* one line */
+        {TSCAN_INT8, 2, {16384, 32768}, 1, 0, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 1, TSCAN_ALGO_ROWS}, /* single elements */
+    };
+    expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types, or of
