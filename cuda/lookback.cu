@@ -56,8 +56,8 @@ constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 8
 template <class T, int V> using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>;
 template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
 template <class T> constexpr int axis_pack() { return sizeof(T) == 1 ? 4 : sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1; }
-// The narrowest pack that still fills a slot: a line chunk whose layout does not allow
-// axis_pack tries halving it down to this (2-byte elements: 4, then 2).
+// The narrowest pack that still fills a slot (2 or more): a line chunk whose layout does not
+// allow axis_pack tries halving it down to this (2-byte elements: 4, then 2), else takes 1.
 template <class T> constexpr int min_axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 2; }
 template <class T, int V> struct slot_io {
     using S = slot_t<T, V>;
@@ -184,7 +184,7 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         pack_lines(plan.a, kLinePack);
         plan.v = kLinePack;
     } else if (plan.cols == kLineChunk) {
-        for (int w = kAxisPack; w >= min_axis_pack<T>() && w > 1; w /= 2) {
+        for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
             if (axis_packed_by(plan.a, w, sizeof(T))) {
                 pack_axis(plan.a, w, sizeof(T));
                 plan.v = w;
@@ -847,7 +847,7 @@ template <tscan_dtype D> struct lookback_launch {
 
     // The line chunk kernel of plan.v: one of axis_pack's halvings down to min_axis_pack, or 1.
     template <int V> static tscan_status launch_line_chunk(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
-        if constexpr (V > 1 && V >= min_axis_pack<T>()) {
+        if constexpr (V >= min_axis_pack<T>()) {
             if (plan.v == V) return launch_shape<kLineChunk, V>(plan, workspace, stream);
             return launch_line_chunk<V / 2>(plan, workspace, stream);
         } else {

@@ -49,11 +49,12 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * (32 KB each: no tile partly empty) of 2- to 8-byte elements: 32768 x 8192 float32
          * lookback 95.6% vs rows 93.3, 16384 x 16384 float16 90.4 vs 89.3, 65536 x 4096
          * float64 96.8 vs 92.9 (half a tile, 65536 x 4096 float32: 77% vs 94). */
-        const int whole_tiles = p->lines >= 1024 && p->elem_size >= 2 && (small ? words : 1) &&
-                                llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
-                                p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0;
-        if (whole_tiles) return TSCAN_ALGO_LOOKBACK;
-        if (n_units <= 8192 || (small && !words) || (p->lines >= 1024 && n_units < 16384)) return TSCAN_ALGO_ROWS;
+        const int many_lines = p->lines >= 1024;
+        if (small && !words) return TSCAN_ALGO_ROWS;
+        if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
+            p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0)
+            return TSCAN_ALGO_LOOKBACK;
+        if (n_units <= 8192 || (many_lines && n_units < 16384)) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,
