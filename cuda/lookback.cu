@@ -8,18 +8,18 @@
 //   - Strided axis with 16 lines or more: cols = 32 lines, one per lane, by 256 rows (128
 //     when a lane's loads are 8 bytes). A warp loads its own rows straight into registers,
 //     every load coalesced across neighbouring lines.
-//   - Contiguous axis, or fewer lines: cols = 1, a tile is a chunk of 8192 (4096) elements
-//     of one line. Loads and stores are striped across the block (coalesced along the line)
-//     and transposed through shared memory so that each thread scans consecutive elements.
+//   - Contiguous axis, or fewer lines: cols = 1, a tile is a chunk of 32 KB of one line.
+//     Loads and stores are striped across the block (coalesced along the line) and
+//     transposed through shared memory so that each thread scans consecutive elements.
 //
 // Elements narrower than 8 bytes move several to a load wherever the layout allows (packed):
 // a column block lane's "line" is then a word of neighbouring lines, 2 of 4-byte elements in
 // 64 bits or 4 / size of 1- and 2-byte ones in 32 (so the tile is 64 lines by 128 rows, or
 // 64 or 128 lines by 256 rows); a line chunk's "element" a slot of consecutive elements of
-// the line (8 bytes of 2- and 4-byte ones, else 4 bytes). A column block whose output is
-// contiguous along the axis (a transposed input) stores words of consecutive elements of one
-// line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at a time,
-// zero-extended to a 32-bit slot.
+// the line (16 bytes of 2-byte ones, 8 of 4-byte ones, 4 of 1-byte ones). A column block
+// whose output is contiguous along the axis (a transposed input) stores words of consecutive
+// elements of one line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
+// a time, zero-extended to a 32-bit slot.
 //
 // Blocks are persistent and claim tiles in order from an atomic counter, chunk-major (all
 // chains advance together), so a tile's predecessors were claimed earlier by running blocks:
@@ -40,11 +40,11 @@ namespace {
 constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
 constexpr int kWarps = kThreads / 32;  // data warps
 
-// What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 8 bytes
-// when they fill 8 (8-byte elements, pairs of 4-byte lines), else 4. V when packed: column
-// blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte elements, 2 of 4-byte
-// ones), line chunks consecutive elements into 8 bytes (2- and 4-byte elements; 32 bits where
-// the layout packs no wider) or 32 bits (1-byte ones).
+// What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 16 bytes
+// when they fill 16, of 8 when they fill 8 (8-byte elements, pairs of 4-byte lines), else 4.
+// V when packed: column blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte
+// elements, 2 of 4-byte ones), line chunks consecutive elements into 16 bytes (2-byte
+// elements; 8 or 4 where the layout packs no wider), 8 (4-byte ones) or 32 bits (1-byte ones).
 // Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
 // load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
 // input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (4
@@ -52,28 +52,61 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // whatever its slot holds: 8-byte slots halved its load, shared-memory and store instructions
 // and took float32 wide_rows from 88.9 to 91.5 and 1-D from 84.7 to 86.9, float16 85.0 ->
 // 87.4 and 81.5 -> 83.8; int8's 8 elements a slot lost 3 points, so 1-byte ones keep 32 bits.
-constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 8 ? 8 : 4; }
-template <class T, int V> using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>;
+// 16-byte slots (elements found at constant indices) gained float16 0.3-0.5 points more on
+// rows of whole tiles, but cost float32 0.6-1.0 and float64 (2 elements a slot) 0.4-0.7.
+constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 16 ? 16 : elem_size * v >= 8 ? 8 : 4; }
+template <class T, int V>
+using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 16, ulonglong2,
+                                  std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>>;
 template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
-template <class T> constexpr int axis_pack() { return sizeof(T) == 1 ? 4 : sizeof(T) < 8 ? 8 / (int)sizeof(T) : 1; }
+template <class T> constexpr int axis_pack() {
+    return sizeof(T) == 1 ? 4 : sizeof(T) == 2 ? 8 : sizeof(T) == 4 ? 2 : 1;
+}
 // The narrowest pack that still fills a slot (2 or more): a line chunk whose layout does not
-// allow axis_pack tries halving it down to this (2-byte elements: 4, then 2), else takes 1.
+// allow axis_pack tries halving it down to this (2-byte elements: 8, 4, then 2), else takes 1
+// (as do 8-byte elements, whose axis_pack is 1).
 template <class T> constexpr int min_axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 2; }
 template <class T, int V> struct slot_io {
     using S = slot_t<T, V>;
     static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
+    // A 16-byte slot is two 8-byte ones, x the lower.
+    static constexpr int kHalf = 8 / (int)sizeof(T);
+    using half_io = slot_io<T, kHalf>;
     // Element j of a slot, counted from its lowest address.
     static __device__ __forceinline__ T get(S s, int j) {
-        if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<T>(s);
+        if constexpr (sizeof(S) == 16) return half_io::get(j < kHalf ? s.x : s.y, j % kHalf);
+        else if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<T>(s);
         else return word_element<T>(s, j);
     }
     static __device__ __forceinline__ S with(S s, int j, T x) {
-        if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<S>(x);
-        else return with_word_element(s, j, x);
+        if constexpr (sizeof(S) == 16) {
+            if (j < kHalf) s.x = half_io::with(s.x, j, x);
+            else s.y = half_io::with(s.y, j - kHalf, x);
+            return s;
+        } else if constexpr (sizeof(T) == sizeof(S)) {
+            return ::cuda::std::bit_cast<S>(x);
+        } else {
+            return with_word_element(s, j, x);
+        }
+    }
+    // The slot's elements in reverse order: a decreasing step's slot as it lies in memory is
+    // put in scan order once, so that every element is then found at a constant index (a
+    // run-time index cost shifts and selects an element; measured, H100: float16 rows of whole
+    // tiles 90.4 -> 93.5 % of the copy, float32 transposed input 88.9 -> 90.1).
+    static __device__ __forceinline__ S reversed(S s) {
+        if constexpr (sizeof(S) == 16) {
+            return S{half_io::reversed(s.y), half_io::reversed(s.x)};
+        } else {
+            constexpr int kPer = (int)(sizeof(S) / sizeof(T));
+            S r{};
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) r = with(r, kPer - 1 - j, get(s, j));
+            return r;
+        }
     }
     static __device__ __forceinline__ S load(const T *p) {
         if constexpr (kFull) return *reinterpret_cast<const S *>(p);
-        else return with((S)0, 0, *p);
+        else return with(S{}, 0, *p);
     }
     static __device__ __forceinline__ void store(T *p, S s) {
         if constexpr (kFull) *reinterpret_cast<S *>(p) = s;
@@ -82,8 +115,8 @@ template <class T, int V> struct slot_io {
 };
 
 // Pipelined blocks (full slots): 8 data warps and a warp that looks back, with two tile
-// buffers, so that the next tile loads while the current one looks back. Two buffers of 33 KB
-// fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
+// buffers, so that the next tile loads while the current one looks back. Two buffers of up to
+// 36 KB fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
 // Serial blocks (unpacked 1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back
 // while the others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md):
 // pipelining took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols,
@@ -99,12 +132,10 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // behind: 32 tiles for column blocks, 128 for line chunks (one chain for one long line).
 template <int Cols> constexpr int flag_loads_per_lane() { return Cols == 1 ? 4 : 1; }
 
-// Slots each thread holds: 32 of 4 bytes or 16 of 8, so a tile carries 32 KB and the
-// look-back traffic is a few percent of the data.
-constexpr int items_per_thread(size_t slot_bytes) { return slot_bytes == 8 ? 16 : 32; }
-static_assert(kThreads * items_per_thread(8) * 8 == TSCAN_LOOKBACK_TILE_BYTES &&
-                  kThreads * items_per_thread(4) * 4 == TSCAN_LOOKBACK_TILE_BYTES,
-              "dispatch counts lines in tiles of this many bytes");
+// Slots each thread holds: 128 bytes of them (32 of 4 bytes, 16 of 8, 8 of 16), so a tile
+// carries 32 KB and the look-back traffic is a few percent of the data.
+constexpr int items_per_thread(size_t slot_bytes) { return (int)(128 / slot_bytes); }
+static_assert(kThreads * 128 == TSCAN_LOOKBACK_TILE_BYTES, "dispatch counts lines in tiles of this many bytes");
 
 // Tile status flags. A flag only ever grows, and the value it announces is written before it.
 enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
@@ -521,7 +552,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const int col = t % Cols;
     const bool lookback_warp = warp == kWarps;
     const int first_row = kTransposed ? t : warp * R;
-    // A packed line chunk's word holds its elements in reverse order when its step decreases.
+    // A packed line chunk's slot holds its elements in reverse order when its step decreases.
     const bool in_reversed = kTransposed && V > 1 && a.in_step < 0;
     const bool out_reversed = kTransposed && V > 1 && a.out_step < 0;
     // Shared-memory slot of the thread's row r, and of the slot loaded striped as row i.
@@ -570,8 +601,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         return v;
     };
     // Element e of a slot in scan order: line e of a column block's word, or the e-th
-    // element along the axis of a line chunk's.
-    const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, in_reversed ? V - 1 - e : e)); };
+    // element along the axis of a line chunk's (stage puts a decreasing line's in that order).
+    const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, e)); };
     const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
 
     // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the
@@ -585,7 +616,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
-            for (int i = 0; i < R; ++i, offset += step) slots[i] = i * kRowStride < v.left ? IO::load(v.in + offset) : S(0);
+            for (int i = 0; i < R; ++i, offset += step) slots[i] = i * kRowStride < v.left ? IO::load(v.in + offset) : S{};
+        }
+        if (in_reversed) {
+#pragma unroll
+            for (int i = 0; i < R; ++i) slots[i] = IO::reversed(slots[i]);
         }
         if (kTransposed) {
 #pragma unroll
@@ -663,7 +698,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         // read: no barrier is needed before).
         const auto output_row = [&](int r) {
             const S in = s_items[own_slot(r)];
-            S out = 0;
+            S out{};
             if constexpr (kScanned) {
                 const A inclusive = item_op(running[0], ::cuda::std::bit_cast<A>(in));
                 out = IO::with(out, 0, Traits::store(a.exclusive ? previous : inclusive));
@@ -673,11 +708,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 for (int e = 0; e < V; ++e) {
                     A &acc = running[line_of(e)];
                     const A next = item_op(acc, element_in(in, e));
-                    out = IO::with(out, out_reversed ? V - 1 - e : e, Traits::store(a.exclusive ? acc : next));
+                    out = IO::with(out, e, Traits::store(a.exclusive ? acc : next));
                     acc = next;
                 }
             }
-            return out;
+            return out_reversed ? IO::reversed(out) : out;
         };
         if (V > 1 && line_by_line) {
             // Each V rows of V lines become V words, one per line of V rows, in the group's
@@ -689,10 +724,10 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 for (int e = 0; e < V; ++e) group[e] = output_row(r + e);
 #pragma unroll
                 for (int j = 0; j < V; ++j) {
-                    S word = 0;
+                    S word{};
 #pragma unroll
-                    for (int e = 0; e < V; ++e) word = IO::with(word, a.out_step < 0 ? V - 1 - e : e, IO::get(group[e], j));
-                    s_items[own_slot(r + j)] = word;
+                    for (int e = 0; e < V; ++e) word = IO::with(word, e, IO::get(group[e], j));
+                    s_items[own_slot(r + j)] = a.out_step < 0 ? IO::reversed(word) : word;
                 }
             }
         } else {

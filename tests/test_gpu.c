@@ -169,12 +169,14 @@ Test(gpu_shapes, strided_axis) {
 }
 
 /* Lookback moves 1- and 2-byte elements as 32-bit words where lines (a strided axis) pack,
- * and consecutive elements of a contiguous axis in 8-byte slots (2- and 4-byte elements) or
- * 32-bit ones (1-byte elements, and 2-byte ones where the layout packs only 2): several
+ * and consecutive elements of a contiguous axis in 16-byte slots (2- to 8-byte elements),
+ * 8- or 4-byte ones where the layout packs fewer, or 32-bit ones (1-byte elements): several
  * tiles of each, forward and reversed, packed, with negated strides (a word's elements then
- * lie in reverse order) and in place. Rows of 20002 pack 2-byte elements by 2 only. The
- * rotating layouts above cover the unpacked fallbacks (odd sizes, odd strides, offsets). */
-static const gu_shape packed_words[] = {{1, {40000}, 0}, {2, {2, 20000}, 1}, {2, {3, 20002}, 1}, {2, {600, 64}, 0}};
+ * lie in reverse order) and in place. Rows of 20004 pack 2-byte elements by 4 (8 bytes), rows
+ * of 20002 2- and 4-byte ones by 2. The rotating layouts above cover the unpacked fallbacks
+ * (odd sizes, odd strides, offsets). */
+static const gu_shape packed_words[] = {{1, {40000}, 0}, {2, {2, 20000}, 1}, {2, {3, 20004}, 1},
+                                        {2, {3, 20002}, 1}, {2, {600, 64}, 0}};
 Test(gpu_shapes, packed_words) {
     static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_NEGATIVE, TU_LAYOUT_IN_PLACE};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
