@@ -163,13 +163,12 @@ struct tile_layout {
 // before its flag (a release fence waits for every store the warp has in flight: the data warp
 // that publishes an aggregate has just stored a tile). A 4-byte accumulator is one word; an
 // 8-byte one two, stored apart, and a reader takes the value when both words say the same
-// state (each state is written once, so its parts are then that state's). A line chunk's word
-// is its tile's status, and one load reads flag and value (4-byte accumulators only: the window
-// walk reads one word a predecessor); a column block's look-back reads its lines' words with no
-// tile flag at all (sum_words_back), two words a lane a predecessor at most. The others, 8-byte
-// line chunks and column blocks of 4 packed lines a lane (1-byte elements: a look-back batch
-// of words would then cover only 2 predecessors; measured, int8 medium_cols 59 -> 51 %), keep
-// a flag array and two value arrays, each flag stored with release after its values.
+// state (each state is written once, so its parts are then that state's). A line chunk's words
+// are its tile's status, read by the window walk in place of a flag; a column block's look-back
+// reads its lines' words with no tile flag at all (sum_words_back), two words a lane a
+// predecessor at most. Column blocks of 4 packed lines a lane (1-byte elements: a look-back
+// batch of words would then cover only 2 predecessors; measured, int8 medium_cols 59 -> 51 %)
+// keep a flag array and two value arrays, each flag stored with release after its values.
 template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
     static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
     return (int)(sizeof(A) / 4);
@@ -177,7 +176,7 @@ template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
 // An accumulator as raw bits, which its status words hold 32 at a time.
 template <class A> using value_bits = std::conditional_t<word_parts<A>() == 1, uint32_t, uint64_t>;
 constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols) {
-    return cols == kLineChunk ? accumulator_size == 4 : accumulator_size / 4 * lines_per_lane <= 2;
+    return cols == kLineChunk || accumulator_size / 4 * lines_per_lane <= 2;
 }
 
 template <class A> struct tile_status {
@@ -369,12 +368,12 @@ __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, c
     }
 }
 
-// The walk of line chunks and of fenced arrays, a window of flags at a time: sets prefix to the
-// reduction of the chunk's predecessors back to the nearest inclusive one. Predecessor o >= 0
-// of the window is chunk - 1 - (base + o) of the same chain; before chunk 0 an inclusive
-// identity stands in, so the walk ends. Lane l reads the flags of predecessors l + 32 w; the
-// warp shares them through ballots, so every line sees the same statuses and the control flow
-// stays uniform.
+// The walk of line chunks (their status words) and of fenced arrays (their flags), a window of
+// flags at a time: sets prefix to the reduction of the chunk's predecessors back to the nearest
+// inclusive one. Predecessor o >= 0 of the window is chunk - 1 - (base + o) of the same chain;
+// before chunk 0 an inclusive identity stands in, so the walk ends. Lane l reads the flags of
+// predecessors l + 32 w; the warp shares them through ballots, so every line sees the same
+// statuses and the control flow stays uniform.
 template <int Cols, int LV, class A>
 __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
                                  int64_t group, A (&prefix)[LV]) {
@@ -385,16 +384,31 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
     const int col = lane % Cols;
     for (int64_t base = 0;;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
-        constexpr bool kChunkWords = word_status(sizeof(A), LV, Cols) && Cols == kLineChunk;
+        constexpr bool kChunkWords = Cols == kLineChunk;  // statuses in words (word_status)
         A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
             const int64_t pred = chunk - 1 - (base + lane + 32 * w);
             uint32_t f;
             if constexpr (kChunkWords) {
-                const unsigned long long word = pred < 0 ? (unsigned long long)kInclusive : load_relaxed(st.words[pred * L.groups + group]);
-                f = (uint32_t)word;
-                word_value[w] = ::cuda::std::bit_cast<A>((uint32_t)(word >> 32));
+                // An 8-byte value's two words were stored apart: until both say the same
+                // state, the predecessor counts as not yet published.
+                constexpr int kParts = word_parts<A>();
+                f = kInclusive;
+                value_bits<A> b = 0;
+                if (pred >= 0) {
+                    unsigned long long *const words = st.words + (pred * L.groups + group) * kParts;
+                    unsigned long long part[kParts];
+#pragma unroll
+                    for (int q = 0; q < kParts; ++q) part[q] = load_relaxed(words[q]);
+                    f = (uint32_t)part[0];
+#pragma unroll
+                    for (int q = 0; q < kParts; ++q) {
+                        b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
+                        if ((uint32_t)part[q] != f) f = kEmpty;
+                    }
+                }
+                word_value[w] = ::cuda::std::bit_cast<A>(b);
             } else {
                 f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[pred * L.groups + group]);
             }

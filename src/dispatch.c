@@ -30,12 +30,14 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
-         * runs ahead of lookback's tiles for 8-byte types (2^28 float64: 86% of copy against
-         * 77%), whose statuses are not single 64-bit words, and for 4-byte types up to 2^21
-         * elements (2^20 float32: 12.2 us against 12.8); from 2^22 lookback's word statuses
-         * lead (2^28 float32: 84% against 82%). CUB's generic policy, for products and
-         * decreasing scans, is behind (70%). Half types go through a converting iterator in
-         * CUB (50%): behind lookback's words (81%), ahead of its single elements (35%). */
+         * runs ahead of lookback's tiles for 4-byte types up to 2^21 elements (2^20 float32:
+         * 12.2 us against 12.8), and for 8-byte types at 2^20 (float64 14.9 us against 15.9)
+         * and int64 at every length (2^28: 90% of copy against 87.5); from 2^22 lookback
+         * leads 4-byte types (2^28 float32: 84% against 82%), and float64 by less than 2
+         * points (2^28: 88.1% against 86.6), so 8-byte sums stay with CUB. CUB's generic
+         * policy, for products and decreasing scans, is behind (70%). Half types go through a
+         * converting iterator in CUB (50%): behind lookback's words (81%), ahead of its single
+         * elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
             const int cub_tuned = (p->elem_size == 8 || (p->elem_size == 4 && p->n < (INT64_C(1) << 22))) &&
                                   p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
