@@ -31,16 +31,17 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
          * runs ahead of lookback's tiles for 4-byte types up to 2^21 elements (2^20 float32:
-         * 12.2 us against 12.8), and for 8-byte types at 2^20 (float64 14.9 us against 15.9)
-         * and int64 at every length (2^28: 90% of copy against 87.5); from 2^22 lookback
-         * leads 4-byte types (2^28 float32: 84% against 82%), and float64 by less than 2
-         * points (2^28: 88.1% against 86.6), so 8-byte sums stay with CUB. CUB's generic
-         * policy, for products and decreasing scans, is behind (70%). Half types go through a
-         * converting iterator in CUB (50%): behind lookback's words (81%), ahead of its single
-         * elements (35%). */
+         * 12.2 us against 12.8), for float64 up to 2^22 (2^20: 14.9 us against 15.9) and for
+         * 64-bit integers at every length (2^28 int64: 90% of copy against 87.4); lookback
+         * leads 4-byte types from 2^22 (2^28 float32: 87% against 82) and float64 from 2^23
+         * (82.4% against 80.8; 2^28: 88.0 against 86.4). CUB's generic policy, for products
+         * and decreasing scans, is behind (70%). Half types go through a converting iterator
+         * in CUB (50%): behind lookback's words (85%), ahead of its single elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int cub_tuned = (p->elem_size == 8 || (p->elem_size == 4 && p->n < (INT64_C(1) << 22))) &&
-                                  p->op == TSCAN_OP_SUM && !p->reverse && p->in_step == 1 && p->out_step == 1;
+            const int64_t cub_below = p->elem_size == 4 ? INT64_C(1) << 22
+                                      : p->dtype == TSCAN_FLOAT64 ? INT64_C(1) << 23 : INT64_MAX;
+            const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
+                                  p->in_step == 1 && p->out_step == 1;
             return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
         /* A warp or block per line for lines up to a look-back tile (8192 words), for many
