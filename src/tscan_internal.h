@@ -110,8 +110,8 @@ extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
 
 /* Whether lookback moves p's 1- or 2-byte elements several to a slot (32-bit words of lines,
- * or 32- or 64-bit slots along the axis), because its lines (a strided axis) or its axis (a
- * contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
+ * or 32-, 64- or 128-bit slots along the axis), because its lines (a strided axis) or its
+ * axis (a contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
 int tscan_lookback_packs_words(const tscan_problem *p);
 
 /* The data one look-back tile moves, whatever its shape (cuda/lookback.cu asserts it). */
