@@ -175,6 +175,13 @@ template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
 }
 // An accumulator as raw bits, which its status words hold 32 at a time.
 template <class A> using value_bits = std::conditional_t<word_parts<A>() == 1, uint32_t, uint64_t>;
+// The value that a line's status words (its word_parts, lowest part first) announce.
+template <class A> __device__ __forceinline__ A announced_value(const unsigned long long *part) {
+    value_bits<A> b = 0;
+#pragma unroll
+    for (int q = 0; q < word_parts<A>(); ++q) b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
+    return ::cuda::std::bit_cast<A>(b);
+}
 constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols) {
     return cols == kLineChunk || accumulator_size / 4 * lines_per_lane <= 2;
 }
@@ -354,10 +361,7 @@ __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, c
                     while ((uint32_t)part[1] < (uint32_t)part[0]) reload(j * kParts + 1);
                     while ((uint32_t)part[0] < (uint32_t)part[1]) reload(j * kParts);
                 }
-                value_bits<A> b = 0;
-#pragma unroll
-                for (int q = 0; q < kParts; ++q) b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
-                prefix[j] = op(prefix[j], ::cuda::std::bit_cast<A>(b));
+                prefix[j] = op(prefix[j], announced_value<A>(part));
                 done[j] = (uint32_t)part[0] == kInclusive;
             }
         }
@@ -384,7 +388,8 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
     const int col = lane % Cols;
     for (int64_t base = 0;;) {
         unsigned inclusive[kFlagLoads], empty[kFlagLoads];
-        constexpr bool kChunkWords = Cols == kLineChunk;  // statuses in words (word_status)
+        constexpr bool kChunkWords = word_status(sizeof(A), LV, Cols);
+        static_assert(!kChunkWords || Cols == kLineChunk, "column blocks' words are walked by sum_words_back");
         A word_value[kFlagLoads];  // kChunkWords: the value each flag announced
 #pragma unroll
         for (int w = 0; w < kFlagLoads; ++w) {
@@ -395,7 +400,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
                 // state, the predecessor counts as not yet published.
                 constexpr int kParts = word_parts<A>();
                 f = kInclusive;
-                value_bits<A> b = 0;
+                word_value[w] = A{};  // before chunk 0: never summed
                 if (pred >= 0) {
                     unsigned long long *const words = st.words + (pred * L.groups + group) * kParts;
                     unsigned long long part[kParts];
@@ -403,12 +408,10 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
                     for (int q = 0; q < kParts; ++q) part[q] = load_relaxed(words[q]);
                     f = (uint32_t)part[0];
 #pragma unroll
-                    for (int q = 0; q < kParts; ++q) {
-                        b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
+                    for (int q = 1; q < kParts; ++q)
                         if ((uint32_t)part[q] != f) f = kEmpty;
-                    }
+                    word_value[w] = announced_value<A>(part);
                 }
-                word_value[w] = ::cuda::std::bit_cast<A>(b);
             } else {
                 f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[pred * L.groups + group]);
             }
