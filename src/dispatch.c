@@ -31,15 +31,16 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
          * runs ahead of lookback's tiles for 4-byte types up to 2^21 elements (2^20 float32:
-         * 12.2 us against 12.8), for float64 up to 2^22 (2^20: 14.9 us against 15.9) and for
-         * 64-bit integers at every length (2^28 int64: 90% of copy against 87.4); lookback
-         * leads 4-byte types from 2^22 (2^28 float32: 87% against 82) and float64 from 2^23
-         * (82.4% against 80.8; 2^28: 88.0 against 86.4). CUB's generic policy, for products
-         * and decreasing scans, is behind (70%). Half types go through a converting iterator
-         * in CUB (50%): behind lookback's words (85%), ahead of its single elements (35%). */
+         * 12.4 us against 13.0), for float64 up to 2^21 (2^21: 22.2 us against 22.9) and for
+         * 64-bit integers up to 2^22 (2^22 int64: 80.1% of copy against 78.7); lookback leads
+         * 4-byte types from 2^22 (2^28 float32: 93% against 82), float64 from 2^22 (79.5%
+         * against 77.4; 2^28: 92.1 against 86.9) and 64-bit integers from 2^23 (85.5% against
+         * 84.0; 2^28: 91.5 against 90.1). CUB's generic policy, for products and decreasing
+         * scans, is behind (70%). Half types go through a converting iterator in CUB (50%):
+         * behind lookback's words (90%), ahead of its single elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int64_t cub_below = p->elem_size == 4 ? INT64_C(1) << 22
-                                      : p->dtype == TSCAN_FLOAT64 ? INT64_C(1) << 23 : INT64_MAX;
+            const int64_t cub_below = p->elem_size == 4 || p->dtype == TSCAN_FLOAT64 ? INT64_C(1) << 22
+                                      : p->elem_size == 8 ? INT64_C(1) << 23 : INT64_MAX;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
             return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;

@@ -229,8 +229,8 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
-/* One long line goes to CUB where CUB runs its tuned sum (forward) of 64-bit integers, of
- * float64 below 2^23 elements or of 4-byte types below 2^22; longer lines, products and
+/* One long line goes to CUB where CUB runs its tuned sum (forward) of 64-bit integers below
+ * 2^23 elements, or of float64 and 4-byte types below 2^22; longer lines, products and
  * decreasing scans, and 1- and 2-byte types whose line packs into words, go to lookback,
  * whose tiles with word statuses beat CUB's tuned sum there, its generic policy and its
  * converting iterator (bench/NOTES.md). A line of small elements that does not pack (odd
@@ -249,11 +249,13 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 4194303, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 1048576, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 8388608, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 8388607, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 4194304, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 4194303, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, TSCAN_OP_PROD, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT64, TSCAN_OP_SUM, TSCAN_INCREASING, 8388608, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_UINT64, TSCAN_OP_SUM, TSCAN_INCREASING, 8388607, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_INT64, TSCAN_OP_PROD, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_DECREASING, 268435456, TSCAN_ALGO_LOOKBACK},
