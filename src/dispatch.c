@@ -39,8 +39,8 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * scans, is behind (70%). Half types go through a converting iterator in CUB (50%):
          * behind lookback's words (90%), ahead of its single elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int64_t cub_below = p->elem_size == 4 || p->dtype == TSCAN_FLOAT64 ? INT64_C(1) << 22
-                                      : p->elem_size == 8 ? INT64_C(1) << 23 : INT64_MAX;
+            const int integers_64 = p->elem_size == 8 && p->dtype != TSCAN_FLOAT64;
+            const int64_t cub_below = integers_64 ? INT64_C(1) << 23 : INT64_C(1) << 22;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
             return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
