@@ -30,17 +30,16 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
-         * runs ahead of lookback's tiles for 4-byte types up to 2^21 elements (2^20 float32:
-         * 12.4 us against 13.0), for float64 up to 2^21 (2^21: 22.2 us against 22.9) and for
-         * 64-bit integers up to 2^22 (2^22 int64: 80.1% of copy against 78.7); lookback leads
-         * 4-byte types from 2^22 (2^28 float32: 93% against 82), float64 from 2^22 (79.5%
-         * against 77.4; 2^28: 92.1 against 86.9) and 64-bit integers from 2^23 (85.5% against
-         * 84.0; 2^28: 91.5 against 90.1). CUB's generic policy, for products and decreasing
+         * runs ahead of lookback's tiles for 4-byte types up to 2^19 elements (2^19 float32:
+         * 10.4 us both) and for 8-byte ones up to 2^20 (2^20 float64: 14.4 us against 14.8,
+         * int64 14.4 against 15.2); lookback leads 4-byte types from 2^20 (2^20 float32: 11.9
+         * us against 12.2; 2^28: 93% of the copy against 82) and 8-byte ones from 2^21 (2^21
+         * float64: 20.1 us against 22.2, int64 20.4 against 21.7; 2^28 float64 92.1% against
+         * 86.9, int64 91.5 against 90.1). CUB's generic policy, for products and decreasing
          * scans, is behind (70%). Half types go through a converting iterator in CUB (50%):
          * behind lookback's words (90%), ahead of its single elements (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
-            const int integers_64 = p->elem_size == 8 && p->dtype != TSCAN_FLOAT64;
-            const int64_t cub_below = integers_64 ? INT64_C(1) << 23 : INT64_C(1) << 22;
+            const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
             return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
