@@ -290,7 +290,9 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
 // while the clear runs and wait here, at their start, for the clear to be done and visible.
 // (Waiting only before the first touch of the workspace, so that a block's first loads overlap
 // the clear too, measured the same: H100, 2^20 float32 11.9 us either way.) Without that
-// launch attribute, or before sm_90, there is nothing to wait for.
+// launch attribute, or before sm_90, there is nothing to wait for. The clear triggers its
+// dependent under the same guard as this wait: code built for an older architecture has
+// neither, and the scan kernel then starts only once the clear has completed.
 __device__ __forceinline__ void wait_for_clear() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
