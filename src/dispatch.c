@@ -35,9 +35,10 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * 14.4 us against 14.8, int64 14.4 against 15.2); lookback leads 4-byte types from
          * 2^20 (2^20 float32: 11.9 us against 12.2; 2^28: 93% of the copy against 82) and
          * 8-byte ones from 2^21 (2^21 float64: 20.1 us against 22.2, int64 20.4 against 21.7;
-         * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for products and decreasing
-         * scans, is behind (70%). Half types go through a converting iterator in CUB (50%):
-         * behind lookback's words (90%), ahead of its single elements (35%). */
+         * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for
+         * products and decreasing scans, is behind (70%). Half types go through a converting
+         * iterator in CUB (50%): behind lookback's words (90%), ahead of its single elements
+         * (35%). */
         if (p->lines <= 4 && p->n >= 16384) {
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&

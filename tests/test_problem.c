@@ -230,11 +230,10 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
 }
 
 /* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types below
- * 2^21 elements, or of 4-byte types below 2^20; longer lines, products and
- * decreasing scans, and 1- and 2-byte types whose line packs into words, go to lookback,
- * whose tiles with word statuses beat CUB's tuned sum there, its generic policy and its
- * converting iterator (bench/NOTES.md). A line of small elements that does not pack (odd
- * length) stays with CUB. */
+ * 2^21 elements, or of 4-byte types below 2^20; longer lines, products and decreasing scans,
+ * and 1- and 2-byte types whose line packs into words, go to lookback, whose tiles with word
+ * statuses beat CUB's tuned sum there, its generic policy and its converting iterator
+ * (bench/NOTES.md). A line of small elements that does not pack (odd length) stays with CUB. */
 Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     static const struct {
         tscan_dtype dtype;
