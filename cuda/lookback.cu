@@ -311,6 +311,30 @@ __global__ void clear_workspace(unsigned long long *words, int64_t n_words, unsi
         words[i] = i == 0 ? first_claim : 0;
 }
 
+// Clears the workspace's first n_words (the first one set to first_claim: see clear_workspace)
+// and launches kernel as its programmatic dependent, so that the kernel's launch overlaps the
+// clear and its threads wait in wait_for_clear.
+template <class... Params, class... Args>
+tscan_status launch_after_clear(void (*kernel)(Params...), unsigned grid, int threads, size_t smem, cudaStream_t stream,
+                                unsigned long long *words, int64_t n_words, unsigned long long first_claim, int sms,
+                                const Args &...args) {
+    const unsigned clear_grid = (unsigned)std::min<int64_t>((n_words + 255) / 256, (int64_t)sms * 4);
+    clear_workspace<<<clear_grid, 256, 0, stream>>>(words, n_words, first_claim);
+    TSCAN_LAUNCH_CHECK("clear_workspace");
+    cudaLaunchAttribute overlap;
+    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = (unsigned)threads;
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+    TSCAN_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+    return TSCAN_SUCCESS;
+}
+
 // One warp sets a tile's status: lane l < Cols writes its LV lines' words, or their values and
 // then lane 0 the flag. The last tile of a chain publishes nothing: no one reads it.
 template <int Cols, int LV, class A>
@@ -899,6 +923,174 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     }
 }
 
+// ---- One wave: small problems, every tile on the device at once ---------------------------
+// A line chunk tile spends ~4.4 us beyond an empty launch (seven barriers, a shared-memory
+// transpose, the pipelined walk; bench/NOTES.md, "Small problems"), and at 2^20 float32 every
+// SM runs one. Where the axis packs into 16-byte vectors and the problem's tiles all fit on
+// the device at once, a shorter path runs instead: tiles of 16 KB, four coalesced vectors a
+// thread (warp w's 128 vectors in rows of 32, scanned by shuffles: no transpose), two block
+// barriers; each block publishes its aggregate and then reads the aggregates of all of its
+// line's earlier tiles at once, a thread each (up to kWaveReads), instead of walking back
+// window by window: one round trip, whatever the tile's place in its line.
+constexpr int kWaveThreads = 256;
+constexpr int kWaveWarps = kWaveThreads / 32;
+constexpr int kWaveVectors = 4;  // 16-byte vectors a thread
+constexpr int64_t kWaveTileVectors = (int64_t)kWaveThreads * kWaveVectors;
+constexpr int kWaveReads = 4;  // predecessor statuses a thread reads, at most
+constexpr int64_t kWaveMaxChunks = (int64_t)kWaveThreads * kWaveReads;
+
+// The problem as the one-wave kernel sees it: the axis packed into 16-byte vectors (n and the
+// steps count vectors' elements as pack_axis leaves them), chunks of kWaveTileVectors.
+struct one_wave_plan {
+    scan_args a;
+    int64_t chunks;  // tiles a line
+    int64_t tiles;   // lines * chunks: the grid
+};
+
+// Whether p's layout takes the one-wave path (the axis packed by 16 bytes in both tensors, a
+// line in at most kWaveMaxChunks tiles), and how. Whether its tiles fit on the device at once
+// is the launch's question.
+template <class T> bool make_one_wave_plan(const tscan_problem *p, one_wave_plan *w) {
+    constexpr int kPer = 16 / (int)sizeof(T);
+    w->a = make_scan_args(p);
+    if (!axis_packed_by(w->a, kPer, sizeof(T))) return false;
+    pack_axis(w->a, kPer, sizeof(T));
+    w->chunks = (w->a.n + kWaveTileVectors - 1) / kWaveTileVectors;
+    w->tiles = w->a.lines * w->chunks;
+    return w->chunks <= kWaveMaxChunks;
+}
+
+// A tile's status: its aggregate in word_parts 64-bit words.
+template <class A> int64_t one_wave_words(const one_wave_plan &w) { return w.tiles * word_parts<A>(); }
+
+// Block b scans tile b: chunk b % chunks of line b / chunks. Warp w holds the tile's vectors
+// 128 w .. 128 w + 127, vector i of lane l being 128 w + 32 i + l, so that each load is
+// coalesced. A tile's status is its aggregate in word_parts 64-bit words (flag low, a 32-bit
+// part of the value high, as the line chunks' words), stored whole without a fence. Blocks
+// start in index order, so a tile's predecessors (lower indices) are running or done: every
+// wait ends, whether or not the grid is resident at once.
+template <tscan_dtype D, bool Prod>
+__global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, int64_t chunks, unsigned long long *words) {
+    using Traits = dtype_traits<D>;
+    using T = typename Traits::T;
+    using A = typename Traits::A;
+    constexpr int kPer = 16 / (int)sizeof(T);
+    constexpr int kParts = word_parts<A>();
+    const scan_op<A> op{Prod};
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    // 32-bit: the grid is at most one block a tile, so chunks and lines fit (a 64-bit division
+    // is a call).
+    const unsigned line = blockIdx.x / (unsigned)chunks, chunk = blockIdx.x - line * (unsigned)chunks;
+    int64_t in_offset, out_offset;
+    a.batch.offsets(line, in_offset, out_offset);
+    const T *const in = reinterpret_cast<const T *>(a.in) + in_offset;
+    T *const out = reinterpret_cast<T *>(a.out) + out_offset;
+    const int64_t k0 = (int64_t)chunk * kWaveTileVectors + warp * (32 * kWaveVectors) + lane;  // vector i: k0 + 32 i
+
+    // Vectors past the end of the line load as zeros: they come after every real one, so
+    // only totals that nothing reads depend on them.
+    item_pack<T, kWaveVectors * kPer> items;
+#pragma unroll
+    for (int i = 0; i < kWaveVectors; ++i) {
+        const int64_t k = k0 + 32 * i;
+        const uint4 v = k < a.n ? *reinterpret_cast<const uint4 *>(in + k * a.in_step) : make_uint4(0, 0, 0, 0);
+        items.set_vector(i, v, a.in_step < 0);
+    }
+    wait_for_clear();  // the input was ready before the clear started; the statuses are not
+
+    // The warp's scan of its rows: before[i] is the reduction of the warp's vectors before
+    // this lane's vector i, warp_total of all 128.
+    A before[kWaveVectors], warp_total = op.neutral();
+    {
+        A scan[kWaveVectors];
+#pragma unroll
+        for (int i = 0; i < kWaveVectors; ++i) {
+            scan[i] = op.neutral();
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) scan[i] = op(scan[i], Traits::load(items.get(i * kPer + e)));
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+            for (int i = 0; i < kWaveVectors; ++i) {
+                const A up = __shfl_up_sync(kFullMask, scan[i], d);
+                if (lane >= d) scan[i] = op(up, scan[i]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < kWaveVectors; ++i) {
+            const A up = __shfl_up_sync(kFullMask, scan[i], 1);
+            before[i] = lane == 0 ? warp_total : op(warp_total, up);
+            warp_total = op(warp_total, __shfl_sync(kFullMask, scan[i], 31));
+        }
+    }
+    __shared__ A s_warp_total[kWaveWarps];
+    __shared__ A s_read_total[kWaveWarps];
+    if (lane == 0) s_warp_total[warp] = warp_total;
+    __syncthreads();
+    A warp_prefix = op.neutral(), aggregate = op.neutral();
+#pragma unroll
+    for (int w = 0; w < kWaveWarps; ++w) {
+        if (w == warp) warp_prefix = aggregate;
+        aggregate = op(aggregate, s_warp_total[w]);
+    }
+    unsigned long long *const line_words = words + (int64_t)line * chunks * kParts;
+    if (t == 0 && chunk + 1 < chunks) {
+        const value_bits<A> b = ::cuda::std::bit_cast<value_bits<A>>(aggregate);
+#pragma unroll
+        for (int q = 0; q < kParts; ++q)
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(line_words[chunk * kParts + q])
+                .store((unsigned long long)(uint32_t)(b >> (32 * q)) << 32 | kAggregate, cuda::memory_order_relaxed);
+    }
+
+    // The reduction of every earlier tile of the line: thread t reads tiles t, t + 256, ...,
+    // all loads issued before any is waited on, then the block reduces what its threads read.
+    A prefix = op.start(a.exclusive);
+    if (chunk > 0) {
+        unsigned long long word[kWaveReads][kParts];
+#pragma unroll
+        for (int r = 0; r < kWaveReads; ++r) {
+            const int64_t j = t + r * kWaveThreads;
+#pragma unroll
+            for (int q = 0; q < kParts; ++q) word[r][q] = j < chunk ? load_relaxed(line_words[j * kParts + q]) : 0;
+        }
+        A read_total = op.neutral();
+#pragma unroll
+        for (int r = 0; r < kWaveReads; ++r) {
+            const int64_t j = t + r * kWaveThreads;
+            if (j >= chunk) break;
+#pragma unroll
+            for (int q = 0; q < kParts; ++q)
+                while ((uint32_t)word[r][q] == kEmpty) word[r][q] = load_relaxed(line_words[j * kParts + q]);
+            read_total = op(read_total, announced_value<A>(word[r]));
+        }
+        // Every lane ends with the same value: op is commutative, so lane l's op(x_l, x_m)
+        // equals lane m's op(x_m, x_l).
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) read_total = op(read_total, __shfl_xor_sync(kFullMask, read_total, d));
+        if (lane == 0) s_read_total[warp] = read_total;
+        __syncthreads();
+        A earlier = op.neutral();
+#pragma unroll
+        for (int w = 0; w < kWaveWarps; ++w) earlier = op(earlier, s_read_total[w]);
+        prefix = op(prefix, earlier);
+    }
+
+    const A base = op(prefix, warp_prefix);
+#pragma unroll
+    for (int i = 0; i < kWaveVectors; ++i) {
+        A running = op(base, before[i]);
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) {
+            const A next = op(running, Traits::load(items.get(i * kPer + e)));
+            items.set(i * kPer + e, Traits::store(a.exclusive ? running : next));
+            running = next;
+        }
+        const int64_t k = k0 + 32 * i;
+        if (k < a.n) *reinterpret_cast<uint4 *>(out + k * a.out_step) = items.vector(i, a.out_step < 0);
+    }
+}
+
 template <tscan_dtype D> struct lookback_workspace {
     static tscan_status run(const tscan_problem *p, size_t *bytes) {
         constexpr tscan_dtype K = kernel_dtype(D);
@@ -906,6 +1098,8 @@ template <tscan_dtype D> struct lookback_workspace {
         const lookback_plan plan = make_plan<T>(p);
         using A = typename dtype_traits<K>::A;
         *bytes = plan_workspace<A>(make_layout<T, A>(plan), plan).total;
+        one_wave_plan wave;  // the launch decides between the two: room for either
+        if (make_one_wave_plan<T>(p, &wave)) *bytes = std::max(*bytes, (size_t)one_wave_words<A>(wave) * sizeof(unsigned long long));
         return TSCAN_SUCCESS;
     }
 };
@@ -916,6 +1110,13 @@ template <tscan_dtype D> struct lookback_launch {
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
+        one_wave_plan wave;
+        if (make_one_wave_plan<T>(p, &wave)) {
+            bool ran = false;
+            const tscan_status s = p->op == TSCAN_OP_PROD ? launch_one_wave<true>(wave, workspace, stream, &ran)
+                                                          : launch_one_wave<false>(wave, workspace, stream, &ran);
+            if (s != TSCAN_SUCCESS || ran) return s;
+        }
         const lookback_plan plan = make_plan<T>(p);
         if (plan.cols == kLineChunk) return launch_line_chunk<axis_pack<T>()>(plan, workspace, stream);
         return plan.v > 1 ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
@@ -956,22 +1157,24 @@ template <tscan_dtype D> struct lookback_launch {
         const int64_t resident = (int64_t)per_sm * sms;
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
 
-        const int64_t cleared_words = (int64_t)((w.cleared + 7) / 8);
-        const unsigned clear_grid = (unsigned)std::min<int64_t>((cleared_words + 255) / 256, (int64_t)sms * 4);
-        clear_workspace<<<clear_grid, 256, 0, stream>>>(st.counter, cleared_words, grid);
-        TSCAN_LAUNCH_CHECK("clear_workspace");
-        cudaLaunchAttribute overlap;
-        overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        overlap.val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = grid;
-        config.blockDim = (unsigned)threads;
-        config.dynamicSmemBytes = smem;
-        config.stream = stream;
-        config.attrs = &overlap;
-        config.numAttrs = 1;
-        TSCAN_CUDA_CHECK(cudaLaunchKernelEx(&config, lookback_kernel<K, Cols, V>, plan.a, plan.out_word_line_step, L, st));
-        return TSCAN_SUCCESS;
+        return launch_after_clear(lookback_kernel<K, Cols, V>, grid, threads, smem, stream, st.counter,
+                                  (int64_t)((w.cleared + 7) / 8), grid, sms, plan.a, plan.out_word_line_step, L, st);
+    }
+
+    // The one-wave path, when the plan's tiles all fit on the device at once (*ran says
+    // whether it ran).
+    template <bool Prod>
+    static tscan_status launch_one_wave(const one_wave_plan &wave, void *workspace, cudaStream_t stream, bool *ran) {
+        const auto kernel = one_wave_kernel<K, Prod>;
+        int per_sm = 0, sms = 0;
+        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWaveThreads, 0));
+        const tscan_status s = sm_count(&sms);
+        if (s != TSCAN_SUCCESS) return s;
+        *ran = wave.tiles <= (int64_t)per_sm * sms;
+        if (!*ran) return TSCAN_SUCCESS;
+        unsigned long long *const words = static_cast<unsigned long long *>(workspace);
+        return launch_after_clear(kernel, (unsigned)wave.tiles, kWaveThreads, 0, stream, words, one_wave_words<A>(wave), 0, sms,
+                                  wave.a, wave.chunks, words);
     }
 };
 
@@ -995,6 +1198,18 @@ extern "C" int tscan_lookback_packs_words(const tscan_problem *p) {
     case 2: return tscan::make_plan<uint16_t>(p).v > 1;
     default: return 0;
     }
+}
+
+extern "C" int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p) {
+    tscan::one_wave_plan w;
+    bool takes = false;
+    switch (p->elem_size) {
+    case 1: takes = tscan::make_one_wave_plan<uint8_t>(p, &w); break;
+    case 2: takes = tscan::make_one_wave_plan<uint16_t>(p, &w); break;
+    case 4: takes = tscan::make_one_wave_plan<uint32_t>(p, &w); break;
+    default: takes = tscan::make_one_wave_plan<uint64_t>(p, &w); break;
+    }
+    return takes ? w.tiles : 0;
 }
 
 extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::takes_every_layout,

@@ -30,7 +30,7 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
-         * is within 3% of lookback's tiles for 4-byte types up to 2^19 elements (2^19 float32:
+         * is within 3% of lookback's line chunks for 4-byte types up to 2^19 elements (2^19 float32:
          * 10.4-10.8 us against 10.3-10.6) and ahead for 8-byte ones up to 2^20 (2^20 float64:
          * 14.4 us against 14.8, int64 14.4 against 15.2); lookback leads 4-byte types from
          * 2^20 (2^20 float32: 11.9 us against 12.2; 2^28: 93% of the copy against 82) and
@@ -38,12 +38,18 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for
          * products and decreasing scans, is behind (70%). Half types go through a converting
          * iterator in CUB (50%): behind lookback's words (90%), ahead of its single elements
-         * (35%). */
+         * (35%). Where the line packs in 16-byte vectors into tiles that an H100 holds at once
+         * (528: 4 blocks an SM), lookback's one-wave path leads CUB from 2^14 up (2^16
+         * float32: 6.8 us against 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9 against
+         * 12.1-12.5), and ties it at 2^20 of 8-byte types (512 tiles: float64 14.4-14.5
+         * against 14.4-14.6). */
         if (p->lines <= 4 && p->n >= 16384) {
+            const int64_t wave_tiles = tscan_lookback_one_wave_tiles(p);
+            const int one_wave = wave_tiles > 0 && wave_tiles <= 528;
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
-            return cub_tuned || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
+            return (cub_tuned && !one_wave) || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
         /* A warp or block per line for lines up to a look-back tile (8192 words), for many
          * lines shorter than two, and for small elements that lookback would load one at a

@@ -114,6 +114,11 @@ extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
  * axis (a contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
 int tscan_lookback_packs_words(const tscan_problem *p);
 
+/* The tiles of lookback's one-wave path for p (cuda/lookback.cu: a contiguous axis packed in
+ * 16-byte vectors, tiles of 16 KB), or 0 where p's layout does not take it. It runs when the
+ * tiles all fit on the device at once (4 blocks an SM or more: 528 tiles on an H100). */
+int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p);
+
 /* The data one look-back tile moves, whatever its shape (cuda/lookback.cu asserts it). */
 enum { TSCAN_LOOKBACK_TILE_BYTES = 32768 };
 

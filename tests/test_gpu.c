@@ -183,6 +183,20 @@ Test(gpu_shapes, packed_words) {
         run_shapes(packed_words, sizeof packed_words / sizeof packed_words[0], "packed words", 5 + k, kinds[k]);
 }
 
+/* Lookback's one-wave path (a contiguous axis in 16-byte vectors, every 16 KB tile on the device
+ * at once: these take at most 256 tiles, so on any GPU of 64 SMs or more): one line of many
+ * tiles, lines whose last tile is partly empty, and several batch dimensions; forward and
+ * reversed (a vector's elements then lie in reverse order), packed, negated and in place. The
+ * lengths are multiples of 8, so that every dtype's views pack when aligned (half the cases);
+ * the others run the line chunk kernel. */
+static const gu_shape one_wave[] = {{1, {INT64_C(1) << 19}, 0}, {1, {262152}, 0}, {2, {3, 65544}, 1},
+                                    {2, {5, 40000}, 1}, {3, {2, 3, 16392}, 2}};
+Test(gpu_shapes, one_wave) {
+    static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_NEGATIVE, TU_LAYOUT_IN_PLACE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        run_shapes(one_wave, sizeof one_wave / sizeof one_wave[0], "one wave", 8 + k, kinds[k]);
+}
+
 /* A transposed input under a packed output: lines neighbour in the input, elements in the
  * output (lookback's column blocks store line by line), and the reverse for axis 0. Lines
  * and lengths in multiples of 4 let 1- and 2-byte elements load words of lines and store

@@ -230,10 +230,11 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
 }
 
 /* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types below
- * 2^21 elements, or of 4-byte types below 2^20; longer lines, products and decreasing scans,
- * and 1- and 2-byte types whose line packs into words, go to lookback, whose tiles with word
- * statuses beat CUB's tuned sum there, its generic policy and its converting iterator
- * (bench/NOTES.md). A line of small elements that does not pack (odd length) stays with CUB. */
+ * 2^21 elements, or of 4-byte types below 2^20, unless the line packs in 16-byte vectors into
+ * at most 528 one-wave tiles (16 KB); longer lines, products and decreasing scans, and 1- and
+ * 2-byte types whose line packs into words, go to lookback, whose tiles with word statuses
+ * beat CUB's tuned sum there, its generic policy and its converting iterator (bench/NOTES.md).
+ * A line of small elements that does not pack (odd length) stays with CUB. */
 Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     static const struct {
         tscan_dtype dtype;
@@ -246,7 +247,12 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 1048576, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 1048575, TSCAN_ALGO_CUB_DEVICE},
-        {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 524288, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 524288, TSCAN_ALGO_LOOKBACK},    /* one wave */
+        {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 524290, TSCAN_ALGO_CUB_DEVICE},  /* no 16-byte vectors */
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 16384, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1048576, TSCAN_ALGO_LOOKBACK}, /* 512 tiles */
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1081344, TSCAN_ALGO_LOOKBACK},   /* 528 tiles */
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1081346, TSCAN_ALGO_CUB_DEVICE}, /* 529 */
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 268435456, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 2097152, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 2097151, TSCAN_ALGO_CUB_DEVICE},
