@@ -38,14 +38,15 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for
          * products and decreasing scans, is behind (70%). Half types go through a converting
          * iterator in CUB (50%): behind lookback's words (90%), ahead of its single elements
-         * (35%). Where the line packs in 16-byte vectors into tiles that an H100 holds at once
-         * (528: 4 blocks an SM), lookback's one-wave path leads CUB from 2^14 up (2^16
-         * float32: 6.8 us against 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9 against
-         * 12.1-12.5), and ties it at 2^20 of 8-byte types (512 tiles: float64 14.4-14.5
-         * against 14.4-14.6). */
-        if (p->lines <= 4 && p->n >= 16384) {
-            const int64_t wave_tiles = tscan_lookback_one_wave_tiles(p);
-            const int one_wave = wave_tiles > 0 && wave_tiles <= 528;
+         * (35%). Where the line packs in 16-byte vectors into two tiles of 16 KB or more, all
+         * of which an H100 holds at once (528: 4 blocks an SM), lookback's one-wave path leads
+         * CUB and rows (2^13 float32: 6.5 us against rows' 7.6, one tile 5.7-5.8 either way;
+         * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
+         * against 12.1-12.5), and ties CUB at 2^20 of 8-byte types (512 tiles: float64
+         * 14.4-14.5 against 14.4-14.6). */
+        const int64_t wave_tiles = tscan_lookback_one_wave_tiles(p);
+        const int one_wave = p->lines <= 4 && wave_tiles >= 2 * p->lines && wave_tiles <= 528;
+        if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;

@@ -141,7 +141,7 @@ static const auto_case sweep_classes[] = {
     {"middle_axis", 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
     {"8d", 8, {2, 2, 2, 2, 2, 2, 2, 2097152}, 4, 0, TSCAN_ALGO_COLUMNS},
     {"transposed", 2, {16384, 16384}, 1, 1, TSCAN_ALGO_LOOKBACK},
-    {"short_line", 1, {8192}, 0, 0, TSCAN_ALGO_ROWS},
+    {"short_line", 1, {8192}, 0, 0, TSCAN_ALGO_LOOKBACK},
 };
 
 Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
@@ -211,7 +211,7 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
 
 /* Many contiguous lines of whole look-back tiles (32 KB: none partly empty) go to lookback
  * for 2- to 8-byte elements (packed, for 2-byte ones); shorter lines, lines with a second tile
- * partly empty, one line of one tile, 1-byte elements and single 2-byte elements stay with
+ * partly empty, one line of one 16 KB tile, 1-byte elements and single 2-byte elements stay with
  * rows (measured: bench/NOTES.md, "8-byte slots along a line"). */
 Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
     static const layout_case cases[] = {
@@ -222,7 +222,7 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
         {TSCAN_FLOAT16, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_ROWS},  /* half a tile a line */
         {TSCAN_FLOAT32, 2, {65536, 4096}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT32, 2, {65536, 8200}, 1, 0, TSCAN_ALGO_ROWS},  /* a second tile nearly empty */
-        {TSCAN_FLOAT32, 1, {8192}, 0, 0, TSCAN_ALGO_ROWS},         /* one line */
+        {TSCAN_FLOAT32, 1, {4096}, 0, 0, TSCAN_ALGO_ROWS},         /* one line */
         {TSCAN_INT8, 2, {16384, 32768}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 1, TSCAN_ALGO_ROWS}, /* single elements */
     };
@@ -231,7 +231,8 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
 
 /* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types below
  * 2^21 elements, or of 4-byte types below 2^20, unless the line packs in 16-byte vectors into
- * at most 528 one-wave tiles (16 KB); longer lines, products and decreasing scans, and 1- and
+ * 2 to 528 one-wave tiles (16 KB each: lookback, from 32 KB, where rows took lines below 16384
+ * elements); longer lines, products and decreasing scans, and 1- and
  * 2-byte types whose line packs into words, go to lookback, whose tiles with word statuses
  * beat CUB's tuned sum there, its generic policy and its converting iterator (bench/NOTES.md).
  * A line of small elements that does not pack (odd length) stays with CUB. */
@@ -249,7 +250,10 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 1048575, TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 524288, TSCAN_ALGO_LOOKBACK},    /* one wave */
         {TSCAN_INT32, TSCAN_OP_SUM, TSCAN_INCREASING, 524290, TSCAN_ALGO_CUB_DEVICE},  /* no 16-byte vectors */
-        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 16384, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 8192, TSCAN_ALGO_LOOKBACK},   /* two tiles */
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 4096, TSCAN_ALGO_ROWS},       /* one */
+        {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 4096, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, TSCAN_OP_SUM, TSCAN_INCREASING, 8190, TSCAN_ALGO_ROWS},       /* no vectors */
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1048576, TSCAN_ALGO_LOOKBACK}, /* 512 tiles */
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1081344, TSCAN_ALGO_LOOKBACK},   /* 528 tiles */
         {TSCAN_FLOAT64, TSCAN_OP_SUM, TSCAN_INCREASING, 1081346, TSCAN_ALGO_CUB_DEVICE}, /* 529 */
