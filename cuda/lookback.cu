@@ -29,6 +29,11 @@
 // lookback_kernel). The workspace is the counter and the statuses of the tiles that have a
 // successor (tile_status); what a call reads before writing is cleared on its stream by a
 // kernel that the scan kernel's launch overlaps (clear_workspace).
+//
+// Small problems whose axis packs in 16-byte vectors, and whose tiles of 16 KB all fit on the
+// device at once, take a shorter path instead (one_wave_kernel): a block a tile, no shared-
+// memory transpose, and a look-back that reads all of a line's earlier aggregates in one round
+// trip.
 #include <cuda/atomic>
 #include <cuda/barrier>
 
@@ -968,7 +973,9 @@ template <class A> int64_t one_wave_words(const one_wave_plan &w) { return w.til
 // coalesced. A tile's status is its aggregate in word_parts 64-bit words (flag low, a 32-bit
 // part of the value high, as the line chunks' words), stored whole without a fence. Blocks
 // start in index order, so a tile's predecessors (lower indices) are running or done: every
-// wait ends, whether or not the grid is resident at once.
+// wait ends, whether or not the grid is resident at once. Four blocks an SM at least (64
+// registers a thread; 64-bit products spill 24 bytes): the 528 tiles that AUTO counts on an
+// H100 (src/dispatch.c).
 template <tscan_dtype D, bool Prod>
 __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, int64_t chunks, unsigned long long *words) {
     using Traits = dtype_traits<D>;
@@ -1064,8 +1071,6 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
                 while ((uint32_t)word[r][q] == kEmpty) word[r][q] = load_relaxed(line_words[j * kParts + q]);
             read_total = op(read_total, announced_value<A>(word[r]));
         }
-        // Every lane ends with the same value: op is commutative, so lane l's op(x_l, x_m)
-        // equals lane m's op(x_m, x_l).
 #pragma unroll
         for (int d = 1; d < 32; d *= 2) read_total = op(read_total, __shfl_xor_sync(kFullMask, read_total, d));
         if (lane == 0) s_read_total[warp] = read_total;
