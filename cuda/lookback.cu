@@ -190,6 +190,11 @@ constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols
     return cols == kLineChunk || accumulator_size / 4 * lines_per_lane <= 2;
 }
 
+// Status word q of a value announced in state: its q-th 32-bit part high, the flag low.
+template <class A> __device__ __forceinline__ unsigned long long status_word(A value, int q, tile_flag state) {
+    return (unsigned long long)(uint32_t)(::cuda::std::bit_cast<value_bits<A>>(value) >> (32 * q)) << 32 | state;
+}
+
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
     uint32_t *flags;              // [status_tiles]; none for word statuses
@@ -355,13 +360,10 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
         if (lane < Cols) {
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
-                const value_bits<A> b = ::cuda::std::bit_cast<value_bits<A>>(value[j]);
 #pragma unroll
-                for (int q = 0; q < kParts; ++q) {
-                    const unsigned long long word = (unsigned long long)(uint32_t)(b >> (32 * q)) << 32 | state;
+                for (int q = 0; q < kParts; ++q)
                     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[(lane * LV + j) * kParts + q])
-                        .store(word, cuda::memory_order_relaxed);
-                }
+                        .store(status_word(value[j], q, state), cuda::memory_order_relaxed);
             }
         }
         return;
@@ -1043,11 +1045,10 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
     }
     unsigned long long *const line_words = words + (int64_t)line * chunks * kParts;
     if (t == 0 && chunk + 1 < chunks) {
-        const value_bits<A> b = ::cuda::std::bit_cast<value_bits<A>>(aggregate);
 #pragma unroll
         for (int q = 0; q < kParts; ++q)
             cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(line_words[chunk * kParts + q])
-                .store((unsigned long long)(uint32_t)(b >> (32 * q)) << 32 | kAggregate, cuda::memory_order_relaxed);
+                .store(status_word(aggregate, q, kAggregate), cuda::memory_order_relaxed);
     }
 
     // The reduction of every earlier tile of the line: thread t reads tiles t, t + 256, ...,
