@@ -321,6 +321,16 @@ __global__ void clear_workspace(unsigned long long *words, int64_t n_words, unsi
         words[i] = i == 0 ? first_claim : 0;
 }
 
+// Blocks of kernel (threads and smem bytes each) that the device holds at once, and its SMs.
+template <class Kernel> tscan_status resident_blocks(Kernel kernel, int threads, size_t smem, int64_t *resident, int *sms) {
+    int per_sm = 0;
+    TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    const tscan_status s = sm_count(sms);
+    if (s != TSCAN_SUCCESS) return s;
+    *resident = (int64_t)per_sm * *sms;
+    return TSCAN_SUCCESS;
+}
+
 // Clears the workspace's first n_words (the first one set to first_claim: see clear_workspace)
 // and launches kernel as its programmatic dependent, so that the kernel's launch overlaps the
 // clear and its threads wait in wait_for_clear.
@@ -1155,12 +1165,11 @@ template <tscan_dtype D> struct lookback_launch {
         const size_t smem = dynamic_smem_bytes<T, V>();
         const int threads = block_threads<T, V>();
         TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        int per_sm = 0, sms = 0;
-        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lookback_kernel<K, Cols, V>, threads, smem));
-        const tscan_status s = sm_count(&sms);
+        int64_t resident = 0;
+        int sms = 0;
+        const tscan_status s = resident_blocks(lookback_kernel<K, Cols, V>, threads, smem, &resident, &sms);
         if (s != TSCAN_SUCCESS) return s;
-        if (per_sm < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
-        const int64_t resident = (int64_t)per_sm * sms;
+        if (resident < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
 
         return launch_after_clear(lookback_kernel<K, Cols, V>, grid, threads, smem, stream, st.counter,
@@ -1172,11 +1181,11 @@ template <tscan_dtype D> struct lookback_launch {
     template <bool Prod>
     static tscan_status launch_one_wave(const one_wave_plan &wave, void *workspace, cudaStream_t stream, bool *ran) {
         const auto kernel = one_wave_kernel<K, Prod>;
-        int per_sm = 0, sms = 0;
-        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWaveThreads, 0));
-        const tscan_status s = sm_count(&sms);
+        int64_t resident = 0;
+        int sms = 0;
+        const tscan_status s = resident_blocks(kernel, kWaveThreads, 0, &resident, &sms);
         if (s != TSCAN_SUCCESS) return s;
-        *ran = wave.tiles <= (int64_t)per_sm * sms;
+        *ran = wave.tiles <= resident;
         if (!*ran) return TSCAN_SUCCESS;
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
         return launch_after_clear(kernel, (unsigned)wave.tiles, kWaveThreads, 0, stream, words, one_wave_words<A>(wave), 0, sms,

@@ -44,8 +44,8 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
          * against 12.1-12.5), and ties CUB at 2^20 of 8-byte types (512 tiles: float64
          * 14.4-14.5 against 14.4-14.6). */
-        const int64_t wave_tiles = tscan_lookback_one_wave_tiles(p);
-        const int one_wave = p->lines <= 4 && wave_tiles >= 2 * p->lines && wave_tiles <= 528;
+        const int64_t wave_tiles = p->lines <= 4 ? tscan_lookback_one_wave_tiles(p) : 0;
+        const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 528;
         if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
