@@ -751,12 +751,26 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             if (lane >= 32 - Cols) s_warp_total[warp][col * LV + j] = total[j];
         }
         data_barrier();
+        // The earlier slices' totals: every one that can be earlier is read before any is
+        // reduced, so that the reads overlap (a loop of `warp` dependent reads cannot); the
+        // reduction stops at the warp's own slice (the same for the whole warp).
+        A slice_total[kWarps - 1][LV];
 #pragma unroll
-        for (int j = 0; j < LV; ++j) {
-            A prefix = op.neutral();
-            for (int w = 0; w < warp; ++w) prefix = op(prefix, s_warp_total[w][col * LV + j]);
-            within[j] = lane >= Cols ? op(prefix, warp_exclusive[j]) : prefix;
+        for (int w = 0; w < kWarps - 1; ++w) {
+#pragma unroll
+            for (int j = 0; j < LV; ++j) slice_total[w][j] = s_warp_total[w][col * LV + j];
         }
+        A prefix[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) prefix[j] = op.neutral();
+#pragma unroll
+        for (int w = 0; w < kWarps - 1; ++w) {
+            if (w >= warp) break;
+#pragma unroll
+            for (int j = 0; j < LV; ++j) prefix[j] = op(prefix[j], slice_total[w][j]);
+        }
+#pragma unroll
+        for (int j = 0; j < LV; ++j) within[j] = lane >= Cols ? op(prefix[j], warp_exclusive[j]) : prefix[j];
         if (warp == 0) {
             A aggregate[LV];
 #pragma unroll
