@@ -63,18 +63,6 @@ __host__ __device__ __forceinline__ int64_t vector_head(const char *first, int64
     return step > 0 ? phase : vec - 1 - phase;
 }
 
-// Packed line offsets have one merged batch dimension, where the line index is the
-// coordinate: skip batch_map's divisions there.
-__device__ __forceinline__ void line_offsets(const batch_map &batch, int64_t b, int64_t &in_off,
-                                             int64_t &out_off) {
-    if (batch.ndim <= 1) {
-        in_off = b * batch.in_strides[0];
-        out_off = b * batch.out_strides[0];
-    } else {
-        batch.offsets(b, in_off, out_off);
-    }
-}
-
 // What a thread keeps of one line; the length and the steps are the same for every line
 // and stay in scan_args. Scan element k is in[k * a.in_step] and out[k * a.out_step]
 // (direction folded into the steps); virtual position p holds scan element p - head.
@@ -86,7 +74,7 @@ template <class T> struct row_line {
 
     __device__ row_line(const scan_args &a, int64_t b, int vec) {
         int64_t in_off, out_off;
-        line_offsets(a.batch, b, in_off, out_off);
+        a.batch.offsets(b, in_off, out_off);
         in = reinterpret_cast<const T *>(a.in) + in_off;
         out = reinterpret_cast<T *>(a.out) + out_off;
         vec_out = a.out_step == 1 || a.out_step == -1;
