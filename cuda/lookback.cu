@@ -21,9 +21,10 @@
 // elements of one line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
 // a time, zero-extended to a 32-bit slot.
 //
-// Blocks are persistent: each takes the tile of its own index first, then claims tiles in
-// order from an atomic counter, chunk-major (all chains advance together), so a tile's
-// predecessors were taken earlier by running blocks (blocks start in index order, which CUB's
+// Blocks are persistent: each takes the tile of claim blockIdx.x first, then claims tiles in
+// order from an atomic counter, chunk-major within bands of chains (the chains of a band
+// advance together, about 1.5 tiles of each in flight), so a tile's predecessors were taken
+// earlier by running blocks (blocks start in index order, which CUB's
 // single-pass scan also relies on). When a thread's loads fill their slots a block is
 // pipelined: a warp of its own looks back while the others load the next tile (see
 // lookback_kernel). The workspace is the counter and the statuses of the tiles that have a
@@ -149,8 +150,8 @@ enum tile_cols : int { kLineChunk = 1, kColumnBlock = 32 };
 // Lines a data thread serves: a column block lane's V packed lines, or a chunk's one line.
 template <int Cols, int V> constexpr int lines_per_thread() { return Cols == kLineChunk ? 1 : V; }
 
-// Tile id = chunk * groups + group: chunk-major, so that all chains advance together. Lines and
-// rows count the kernel's elements: a word of V packed elements is one.
+// A tile's status id is chunk * groups + group; claims take tiles in another order (band and
+// tile_of_claim). Lines and rows count the kernel's elements: a word of V packed elements is one.
 struct tile_layout {
     int64_t rows;    // axis elements per tile: (kThreads / cols) * items per thread
     int64_t groups;  // chains: ceil(lines / cols)
@@ -160,7 +161,45 @@ struct tile_layout {
     // below groups * (chunks - 1). A single-chunk problem needs no status at all.
     int64_t status_tiles;
     int64_t chunk_words;  // word statuses: a chunk's words (all its chains'), in whole 32-byte sectors
+    int64_t band;         // chains claimed together, chunk-major (the last band may hold fewer)
 };
+
+// Chains claimed together (tile_layout::band), given the blocks resident at once. A tile's
+// predecessor in its chain is claimed a band's width of claims before it, so resident / band
+// of each chain's tiles are in flight. Measured on the H100 (396 blocks; bench/NOTES.md, "bands
+// of chains"): 64x4096x1024 float16, 1024 chains of 16 tiles, ran at 85.8 % of the copy claimed
+// all together, 88.9-89.3 in bands of 256 and 89.6 of 128; but bands of 128 cost 16384x16384
+// (256 chains) 4 points, and 4096x65536 and 4x4096x16384 ran best at 256. So the band is the
+// largest power of two up to 2/3 of the resident blocks (256 there), widened to split the
+// chains evenly; fewer than two bands' worth of chains stay one band.
+inline int64_t claim_band(int64_t groups, int64_t resident) {
+    int64_t target = 1;
+    while (target * 2 <= resident * 2 / 3) target *= 2;
+    const int64_t bands = std::max<int64_t>(1, groups / target);
+    return (groups + bands - 1) / bands;
+}
+
+// A tile's place: its chunk of the axis and its group of lines (its chain).
+struct tile_at {
+    int64_t chunk, group;
+};
+
+// The tile that claim `index` takes: chains go in bands of L.band, chunk-major within a band, so
+// that every tile's predecessors are claimed before it. Past the last tile, chunk L.chunks.
+__device__ __forceinline__ tile_at tile_of_claim(const tile_layout &L, int64_t index) {
+    if (index >= L.tiles) return {L.chunks, 0};
+    if (L.band == L.groups) {
+        const int64_t chunk = index / L.groups;
+        return {chunk, index - chunk * L.groups};
+    }
+    const int64_t band_tiles = L.band * L.chunks;
+    const int64_t band = index / band_tiles;
+    const int64_t first = band * L.band;
+    const int64_t width = min(L.band, L.groups - first);
+    const int64_t r = index - band * band_tiles;
+    const int64_t chunk = r / width;
+    return {chunk, first + r - chunk * width};
+}
 
 // A line's status in 64-bit words: the flag in the low half, a 32-bit part of the value it
 // announces in the high half, stored and loaded whole, so that no fence has to order a value
@@ -261,6 +300,7 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     L.status_tiles = L.groups * (L.chunks - 1);
     const int64_t tile_words = (int64_t)plan.tile_lines() * word_parts<A>();
     L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
+    L.band = L.groups;  // the launch sets it from the blocks resident
     return L;
 }
 
@@ -358,15 +398,13 @@ tscan_status launch_after_clear(void (*kernel)(Params...), unsigned grid, int th
 // One warp sets a tile's status: lane l < Cols writes its LV lines' words, or their values and
 // then lane 0 the flag. The last tile of a chain publishes nothing: no one reads it.
 template <int Cols, int LV, class A>
-__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, int64_t tile, A *values,
+__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, tile_at at, A *values,
                                const A (&value)[LV], tile_flag state) {
-    if (tile >= L.status_tiles) return;
+    if (at.chunk == L.chunks - 1) return;
     const int lane = threadIdx.x % 32;
     if constexpr (word_status(sizeof(A), LV, Cols)) {
         constexpr int kParts = word_parts<A>();
-        const int64_t chunk = tile / L.groups;
-        unsigned long long *const words =
-            st.words + tile_words_at(L, chunk, tile - chunk * L.groups, Cols * LV * kParts);
+        unsigned long long *const words = st.words + tile_words_at(L, at.chunk, at.group, Cols * LV * kParts);
         if (lane < Cols) {
 #pragma unroll
             for (int j = 0; j < LV; ++j) {
@@ -380,27 +418,28 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, i
     }
     // Release: the lanes' values are written before the flag that announces them (the warp
     // barrier orders them before lane 0's release store).
+    const int64_t id = at.chunk * L.groups + at.group;  // the status's index
     if (lane < Cols) {
 #pragma unroll
-        for (int j = 0; j < LV; ++j) values[(tile * Cols + lane) * LV + j] = value[j];
+        for (int j = 0; j < LV; ++j) values[(id * Cols + lane) * LV + j] = value[j];
     }
     __syncwarp();
     if (lane == 0)
-        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[tile]).store(state, cuda::memory_order_release);
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[id]).store(state, cuda::memory_order_release);
 }
 
 // A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the
 // chain's first tile the inclusive prefix op(start, aggregate) at once.
 template <int Cols, int LV, class A>
-__device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile,
+__device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, tile_at at,
                                   A start, const A (&aggregate)[LV]) {
-    if (tile < L.groups) /* chunk 0 */ {
+    if (at.chunk == 0) {
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(start, aggregate[j]);
-        publish_status<Cols>(L, st, tile, st.inclusive, inclusive, kInclusive);
+        publish_status<Cols>(L, st, at, st.inclusive, inclusive, kInclusive);
     } else {
-        publish_status<Cols>(L, st, tile, st.aggregate, aggregate, kAggregate);
+        publish_status<Cols>(L, st, at, st.aggregate, aggregate, kAggregate);
     }
 }
 
@@ -543,11 +582,11 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
 // chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
 // so that the sign of a zero sum is the reference's.
 template <int Cols, int LV, class A>
-__device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t tile, A start,
+__device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, tile_at at, A start,
                           const A *aggregate, A *prefix_out) {
     const int lane = threadIdx.x % 32;
     const int col = lane % Cols;
-    const int64_t chunk = tile / L.groups, group = tile % L.groups;
+    const int64_t chunk = at.chunk, group = at.group;
     A prefix[LV];
 #pragma unroll
     for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
@@ -558,7 +597,7 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(prefix[j], aggregate[col * LV + j]);
-        publish_status<Cols>(L, st, tile, st.inclusive, inclusive, kInclusive);
+        publish_status<Cols>(L, st, at, st.inclusive, inclusive, kInclusive);
     }
     if (lane < Cols) {
 #pragma unroll
@@ -646,7 +685,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 
     extern __shared__ __align__(16) unsigned char s_dynamic[];
     S *const s_buffers = reinterpret_cast<S *>(s_dynamic);
-    __shared__ long long s_tile[2];                 // the tile in each buffer
+    __shared__ tile_at s_tile[2];                   // the tile in each buffer
     __shared__ A s_warp_total[kWarps][kTileLines];  // the staged tile: each slice's total per line
     __shared__ A s_tile_aggregate[2][kTileLines];   // per buffer
     __shared__ A s_tile_prefix[2][kTileLines];
@@ -670,10 +709,9 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         int64_t k0;
         int left;
     };
-    const auto rows_of_tile = [&](int64_t tile) {
-        const int64_t chunk = tile / L.groups, group = tile % L.groups;
-        const int64_t line = group * Cols + col;
-        rows_of v{nullptr, nullptr, chunk * L.rows + first_row, 0};
+    const auto rows_of_tile = [&](tile_at at) {
+        const int64_t line = at.group * Cols + col;
+        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0};
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
@@ -694,7 +732,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // slices' totals per line (within the warp: lanes Cols apart serve the same line; then
     // across warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive
     // prefix within the tile.
-    const auto stage = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
+    const auto stage = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         S slots[R];
         {
@@ -785,7 +823,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 
     // Data warps: finish the scan of the rows in buffer buf from the tile's prefix
     // (s_tile_prefix[buf]) and the thread's prefix within it, and store them.
-    const auto finish = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v, const scan_op<A> &item_op) {
+    const auto finish = [&](tile_at tile, int buf, const A(&within)[LV], const rows_of &v, const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         A running[LV];
 #pragma unroll
@@ -858,7 +896,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const int unit = t % kTileRows;
             const int line_in_word = unit % 32 / kLanesPerLine;
             const int row = unit / 32 * 32 + unit % kLanesPerLine * V;  // the word's first row
-            const int64_t k = tile / L.groups * L.rows + row;
+            const int64_t k = tile.chunk * L.rows + row;
             // A decreasing output's word starts at its last row.
             const int64_t word_offset = k * a.out_step - (a.out_step < 0 ? V - 1 : 0) + line_in_word * out_word_line_step;
             const int slot = (row % R + line_in_word) * (kThreads + 1) + row / R * 32;  // of lane column 0
@@ -905,26 +943,32 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // beside the two copies of stage and finish of 1- and 2-byte elements a third cost
     // bfloat16's column blocks 2.5 points (it spills), and float64's transposed input lost 0.4.
     constexpr bool kLookBackCopies = sizeof(T) == 4;
-    const auto staged = [&](int64_t tile, int buf, const rows_of &v, A(&within)[LV]) {
+    const auto staged = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV]) {
         with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { stage(tile, buf, v, within, item_op); });
     };
-    const auto finished = [&](int64_t tile, int buf, const A(&within)[LV], const rows_of &v) {
+    const auto finished = [&](tile_at tile, int buf, const A(&within)[LV], const rows_of &v) {
         with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { finish(tile, buf, within, v, item_op); });
     };
-    const auto looked_back = [&](int64_t tile, int buf) {
+    const auto looked_back = [&](tile_at tile, int buf) {
         const A start = op.start(a.exclusive);
         with_op_copies(kLookBackCopies, op, [&](const scan_op<A> &walk_op) {
             look_back<Cols, LV>(L, st, walk_op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
         });
     };
 
-    // A block's first tile is its own index (the grid is at most one a tile): no claim to wait
-    // for. Then tiles are claimed in order from the counter, each only when the block can load
-    // it at once: a claimed tile that waits behind another stalls every successor in its chain.
-    // Blocks are started in index order, so a first tile's predecessors are already running,
-    // as CUB's single-pass scan also assumes.
+    // A block's first tile is that of claim blockIdx.x (the grid is at most one a tile): no
+    // claim to wait for. Then tiles are claimed in order from the counter, each only when the
+    // block can load it at once: a claimed tile that waits behind another stalls every successor
+    // in its chain. Blocks are started in index order, so a first tile's predecessors are
+    // already running, as CUB's single-pass scan also assumes. Thread 0 finds a claim's tile
+    // (tile_of_claim divides) and the block reads it from s_tile.
+    const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
+    if (t == 0) s_tile[0] = tile_of_claim(L, blockIdx.x);
     if constexpr (!kPipelined) {
-        for (int64_t tile = blockIdx.x; tile < L.tiles;) {
+        __syncthreads();
+        for (;;) {
+            const tile_at tile = s_tile[0];
+            if (tile.chunk == L.chunks) break;
             const rows_of v = rows_of_tile(tile);
             A within[LV];
             staged(tile, 0, v, within);
@@ -935,37 +979,36 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             __syncthreads();
             finished(tile, 0, within, v);
             __syncthreads();  // everyone is done with the tile and has read s_tile
-            if (t == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
+            if (t == 0) s_tile[0] = claim();
             __syncthreads();
-            tile = s_tile[0];
         }
     } else {
         if (t == 0) init(&s_data_sync, kThreads);
         __syncthreads();
-        int64_t tile = blockIdx.x;
         int buf = 0;
         A within[LV], next_within[LV];
-        if (!lookback_warp) staged(tile, buf, rows_of_tile(tile), within);
+        if (!lookback_warp) staged(s_tile[0], buf, rows_of_tile(s_tile[0]), within);
         __syncthreads();  // the tile's aggregate is in s_tile_aggregate
         for (;;) {
             const int next_buf = buf ^ 1;
             if (lookback_warp) {
-                looked_back(tile, buf);
+                looked_back(s_tile[buf], buf);
             } else {
                 // The other buffer was last read by the previous finish, and s_warp_total by the
                 // previous stage, which every data thread has passed before this barrier.
-                if (t == 0) s_tile[next_buf] = (long long)atomicAdd(st.counter, 1ull);
+                if (t == 0) s_tile[next_buf] = claim();
                 data_barrier();
-                const int64_t next = s_tile[next_buf];
-                if (next < L.tiles) staged(next, next_buf, rows_of_tile(next), next_within);
+                const tile_at next = s_tile[next_buf];
+                if (next.chunk < L.chunks) staged(next, next_buf, rows_of_tile(next), next_within);
             }
+            // Read before the barrier: the next iteration's claim writes this slot. The line
+            // pointers are found again rather than kept across the next tile's stage, which
+            // would hold them in registers through its loads.
+            const tile_at tile = s_tile[buf];
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
-            const int64_t next = s_tile[next_buf];
-            // The line pointers are found again rather than kept across the next tile's stage,
-            // which would hold them in registers through its loads.
+            const bool last = s_tile[next_buf].chunk == L.chunks;
             if (!lookback_warp) finished(tile, buf, within, rows_of_tile(tile));
-            if (next >= L.tiles) break;
-            tile = next;
+            if (last) break;
             buf = next_buf;
 #pragma unroll
             for (int j = 0; j < LV; ++j) within[j] = next_within[j];
@@ -1184,7 +1227,7 @@ template <tscan_dtype D> struct lookback_launch {
 
     template <int Cols, int V>
     static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
-        const tile_layout L = make_layout<T, A>(plan);
+        tile_layout L = make_layout<T, A>(plan);
         const workspace_plan w = plan_workspace<A>(L, plan);
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
@@ -1204,6 +1247,7 @@ template <tscan_dtype D> struct lookback_launch {
         if (s != TSCAN_SUCCESS) return s;
         if (resident < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
+        L.band = claim_band(L.groups, resident);
 
         return launch_after_clear(lookback_kernel<K, Cols, V>, grid, threads, smem, stream, st.counter,
                                   (int64_t)((w.cleared + 7) / 8), grid, sms, plan.a, plan.out_word_line_step, L, st);

@@ -232,6 +232,15 @@ Test(gpu_chains, long_chains) {
     run_shapes(long_chains, sizeof long_chains / sizeof long_chains[0], "long chains", 7, -1);
 }
 
+/* Many short chains: 40000 lines of 300 along a strided axis are 625 column-block chains of 3
+ * tiles (1250 of 8-byte elements), which lookback claims in bands of chains, the last band
+ * narrower than the others (claim_band: bands from 512 chains on an H100; on a GPU that holds
+ * fewer blocks at once, from fewer). Not under memcheck: 12M elements a case. */
+static const gu_shape banded_chains[] = {{2, {300, 40000}, 0}};
+Test(gpu_chains, banded_chains) {
+    run_shapes(banded_chains, sizeof banded_chains / sizeof banded_chains[0], "banded chains", 11, -1);
+}
+
 /* ---- each strategy takes the layouts SPEC section 4 built it for -------------------------------- */
 
 Test(gpu_strategies, each_takes_its_own_domain) {
