@@ -68,12 +68,16 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         if (n_units <= 8192 || (many_lines && n_units < 16384)) return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
-    /* Strided axis: a thread per column once there are 32K columns (64x4096x1024 on axis 1,
-     * 65536 columns: columns 90%, lookback 82%) or the axis is too short to split; fewer
-     * columns leave SMs idle and the axis is split into tiles (16384 columns: 83% vs 62%).
-     * Packed small elements go to lookback's words up to 2^18 columns (64x4096x1024 float16:
-     * lookback 84%, columns 79%). */
-    if (p->n <= 16 || (p->lines >= 32768 && !(words && p->lines < (1 << 18)))) return TSCAN_ALGO_COLUMNS;
+    /* Strided axis: the axis is split into look-back tiles, whose chains lookback claims in
+     * bands (16384 columns: lookback 83% vs columns 62%; 32768 to 2^20 columns of 4- and 8-byte
+     * elements along an axis of 256 to 4096: lookback 95-97%, columns 82-96%). A thread per
+     * column where the axis is too short to split, and for 4- and 8-byte elements along an
+     * axis shorter than two 8-byte tiles of a column block once there are 32K columns (4096 x
+     * 64 x 1024 on axis 1, float32: columns 96%, lookback 89%). Packed small elements go to
+     * lookback's words up to 2^18 columns (64x4096x1024 float16: lookback 89%, columns 79%),
+     * single ones to columns from 32K. */
+    const int lookback_many = words ? p->lines < (1 << 18) : !small && p->n >= 256;
+    if (p->n <= 16 || (p->lines >= 32768 && !lookback_many)) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }
 
