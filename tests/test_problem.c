@@ -137,7 +137,7 @@ static const auto_case sweep_classes[] = {
     {"medium_rows", 2, {1048576, 256}, 1, 0, TSCAN_ALGO_ROWS},
     {"medium_cols", 2, {1048576, 256}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"wide_rows", 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
-    {"wide_cols", 2, {256, 1048576}, 0, 0, TSCAN_ALGO_LOOKBACK},
+    {"wide_cols", 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS},
     {"middle_axis", 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
     {"8d", 8, {2, 2, 2, 2, 2, 2, 2, 2097152}, 4, 0, TSCAN_ALGO_COLUMNS},
     {"transposed", 2, {16384, 16384}, 1, 1, TSCAN_ALGO_LOOKBACK},
@@ -205,6 +205,7 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
         {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
         {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, 3, {256, 1024, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {4096, 64, 1024}, 1, 0, TSCAN_ALGO_COLUMNS}, /* an axis of 64 */
         {TSCAN_FLOAT16, 3, {4096, 64, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
     };
