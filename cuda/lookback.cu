@@ -168,7 +168,7 @@ struct tile_layout {
 // predecessor in its chain is claimed a band's width of claims before it, so resident / band
 // of each chain's tiles are in flight. Measured on the H100 (396 blocks; bench/NOTES.md, "bands
 // of chains"): 64x4096x1024 float16, 1024 chains of 16 tiles, ran at 85.8 % of the copy claimed
-// all together, 88.9-89.3 in bands of 256 and 89.6 of 128; but bands of 128 cost 16384x16384
+// all together, 88.9-89.3 in bands of 256 and 89.6-90.0 of 128; but bands of 128 cost 16384x16384
 // (256 chains) 4 points, and 4096x65536 and 4x4096x16384 ran best at 256. So the band is the
 // largest power of two up to 2/3 of the resident blocks (256 there), widened to split the
 // chains evenly; fewer than two bands' worth of chains stay one band.
