@@ -74,9 +74,13 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
      * column where the axis is too short to split, and from 32K columns for 4- and 8-byte
      * elements along a shorter axis (4096x64x1024 on axis 1, float32: columns 96%, lookback
      * 89%; 256x1048576 on axis 0: columns 94%, lookback 91% for float32 and 95% for float64).
-     * Packed small elements go to lookback's words up to 2^18 columns (64x4096x1024 float16:
-     * lookback 89%, columns 79%), single ones to columns from 32K. */
-    const int lookback_many = words ? p->lines < (1 << 18) : !small && p->n >= 1024;
+     * Those figures are rows a multiple of 128 bytes apart; rows that are not cost the column
+     * blocks a lot (64x4096x1040, 2080-byte rows, float32: lookback 84%, columns 86%), so they
+     * keep columns too. Packed small elements go to lookback's words up to 2^18 columns
+     * (64x4096x1024 float16: lookback 89%, columns 79%), single ones to columns from 32K. */
+    const int rows_aligned = llabs(p->in_step) * (int64_t)p->elem_size % 128 == 0 &&
+                             llabs(p->out_step) * (int64_t)p->elem_size % 128 == 0;
+    const int lookback_many = words ? p->lines < (1 << 18) : !small && p->n >= 1024 && rows_aligned;
     if (p->n <= 16 || (p->lines >= 32768 && !lookback_many)) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }

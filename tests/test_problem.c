@@ -206,6 +206,7 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
         {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
         {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {256, 1024, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, 3, {64, 4096, 1040}, 1, 0, TSCAN_ALGO_COLUMNS}, /* rows 2080 bytes apart */
         {TSCAN_FLOAT32, 3, {4096, 64, 1024}, 1, 0, TSCAN_ALGO_COLUMNS}, /* an axis of 64 */
         {TSCAN_FLOAT16, 3, {4096, 64, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
     };
