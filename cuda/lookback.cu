@@ -23,13 +23,13 @@
 //
 // Blocks are persistent: each takes the tile of claim blockIdx.x first, then claims tiles in
 // order from an atomic counter, chunk-major within bands of chains (the chains of a band
-// advance together, about 1.5 tiles of each in flight), so a tile's predecessors were taken
-// earlier by running blocks (blocks start in index order, which CUB's
-// single-pass scan also relies on). When a thread's loads fill their slots a block is
-// pipelined: a warp of its own looks back while the others load the next tile (see
-// lookback_kernel). The workspace is the counter and the statuses of the tiles that have a
-// successor (tile_status); what a call reads before writing is cleared on its stream by a
-// kernel that the scan kernel's launch overlaps (clear_workspace).
+// advance together; see claim_band), so a tile's predecessors were taken earlier by running
+// blocks (blocks start in index order, which CUB's single-pass scan also relies on). When a
+// thread's loads fill their slots a block is pipelined: a warp of its own looks back while
+// the others load the next tile (see lookback_kernel). The workspace is the counter and the
+// statuses of the tiles that have a successor (tile_status); what a call reads before writing
+// is cleared on its stream by a kernel that the scan kernel's launch overlaps
+// (clear_workspace).
 //
 // Small problems whose axis packs in 16-byte vectors, and whose tiles of 16 KB all fit on the
 // device at once, take a shorter path instead (one_wave_kernel): a block a tile, no shared-
