@@ -1091,6 +1091,10 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
         const uint4 v = k < a.n ? *reinterpret_cast<const uint4 *>(in + k * a.in_step) : make_uint4(0, 0, 0, 0);
         items.set_vector(i, v, a.in_step < 0);
     }
+    // Every load issued before the scan starts: without this ordering point ptxas interleaved
+    // the 64-bit integer sum's loads with its scan, each load waiting on the one before
+    // (measured, H100, 2^16 int64: 7.5 us a launch against float64's 4.9).
+    __syncwarp();
     wait_for_clear();  // the input was ready before the clear started; the statuses are not
 
     // The warp's scan of its rows: before[i] is the reduction of the warp's vectors before
