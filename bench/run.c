@@ -211,7 +211,9 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
         return;
     }
     if (slow->reason[0]) {
-        set_outcome(r, CASE_SKIPPED, "%s", slow->reason);
+        /* Not run here: the reason (its time, its check) is the earlier case's. */
+        set_outcome(r, CASE_SKIPPED, "not run, nor checked: an earlier case of this shape and strategy was %s",
+                    slow->reason);
         return;
     }
     if (!same_input(g->data_case, c)) load_input(b, g, c, seed);
