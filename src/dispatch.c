@@ -42,8 +42,9 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * of which an H100 holds at once (528: 4 blocks an SM), lookback's one-wave path leads
          * CUB and rows (2^13 float32: 6.5 us against rows' 7.6, one tile 5.7-5.8 either way;
          * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
-         * against 12.1-12.5), and ties CUB at 2^20 of 8-byte types (512 tiles: float64
-         * 14.4-14.5 against 14.4-14.6). */
+         * against 12.1-12.5), and about ties CUB at 2^20 of 8-byte types (512 tiles: float64
+         * 14.4-14.5 against 14.4-14.6; int64 14.8-15.0 against 14.4-14.7, since its loads are
+         * no longer serialized, 8479449). */
         const int64_t wave_tiles = p->lines <= 4 ? tscan_lookback_one_wave_tiles(p) : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 528;
         if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
