@@ -205,10 +205,19 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
         {TSCAN_FLOAT16, 3, {64, 4096, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT16, 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS}, /* 2^20 columns */
         {TSCAN_FLOAT32, 3, {64, 4096, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT16, 3, {4096, 64, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
+    };
+    expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* 4- and 8-byte elements along a strided axis of many columns go to lookback's banded chains
+ * from an axis of 1024, where rows are a multiple of 128 bytes apart; a shorter axis, or rows
+ * that are not, keep columns (measured: bench/NOTES.md, "bands of chains"). */
+Test(auto_dispatch, wide_strided_axes_split_from_1024_where_rows_align) {
+    static const layout_case cases[] = {
         {TSCAN_FLOAT32, 3, {256, 1024, 1024}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {64, 4096, 1040}, 1, 0, TSCAN_ALGO_COLUMNS}, /* rows 2080 bytes apart */
         {TSCAN_FLOAT32, 3, {4096, 64, 1024}, 1, 0, TSCAN_ALGO_COLUMNS}, /* an axis of 64 */
-        {TSCAN_FLOAT16, 3, {4096, 64, 1024}, 1, 1, TSCAN_ALGO_COLUMNS},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
