@@ -21,10 +21,12 @@
 // elements of one line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
 // a time, zero-extended to a 32-bit slot.
 //
-// Blocks are persistent: each takes the tile of claim blockIdx.x first, then claims tiles in
-// order from an atomic counter, chunk-major within bands of chains (the chains of a band
-// advance together; see claim_band), so a tile's predecessors were taken earlier by running
-// blocks (blocks start in index order, which CUB's single-pass scan also relies on). When a
+// Blocks are persistent and claim every tile, their first too, in order from an atomic
+// counter, chunk-major within bands of chains (the chains of a band advance together; see
+// claim_band). Forward progress: a tile waits only on tiles claimed before it, and a claimed
+// tile belongs to a block that is running, so the earliest unfinished tile can always finish,
+// however few blocks the GPU makes resident beside other work (blockIdx.x carries no order:
+// a block that other kernels keep off the SMs owns nothing anyone waits on). When a
 // thread's loads fill their slots a block is pipelined: a warp of its own looks back while
 // the others load the next tile (see lookback_kernel). The workspace is the counter and the
 // statuses of the tiles that have a successor (tile_status); what a call reads before writing
@@ -349,16 +351,15 @@ __device__ __forceinline__ void wait_for_clear() {
 #endif
 }
 
-// Clears what a call reads before writing (workspace_plan::cleared, in words) and sets the
-// claim counter past the tiles that the grid's blocks take first (their own index), and lets
-// the scan kernel launch at once: its launch no longer follows a memset's (measured, H100,
-// lookback: 2^22 float32 21.8 -> 19.9 us, 2^21 float64 22.5 -> 20.1, 2^28 float32 unchanged).
-__global__ void clear_workspace(unsigned long long *words, int64_t n_words, unsigned long long first_claim) {
+// Zeroes what a call reads before writing (workspace_plan::cleared, in words: the claim
+// counter first) and lets the scan kernel launch at once, rather than after a memset
+// (bench/NOTES.md, "Small problems").
+__global__ void clear_workspace(unsigned long long *words, int64_t n_words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;");
 #endif
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n_words; i += (int64_t)gridDim.x * blockDim.x)
-        words[i] = i == 0 ? first_claim : 0;
+        words[i] = 0;
 }
 
 // Blocks of kernel (threads and smem bytes each) that the device holds at once, and its SMs.
@@ -371,15 +372,13 @@ template <class Kernel> tscan_status resident_blocks(Kernel kernel, int threads,
     return TSCAN_SUCCESS;
 }
 
-// Clears the workspace's first n_words (the first one set to first_claim: see clear_workspace)
-// and launches kernel as its programmatic dependent, so that the kernel's launch overlaps the
+// Clears the workspace's first n_words (see clear_workspace) and launches kernel as its programmatic dependent, so that the kernel's launch overlaps the
 // clear and its threads wait in wait_for_clear.
 template <class... Params, class... Args>
 tscan_status launch_after_clear(void (*kernel)(Params...), unsigned grid, int threads, size_t smem, cudaStream_t stream,
-                                unsigned long long *words, int64_t n_words, unsigned long long first_claim, int sms,
-                                const Args &...args) {
+                                unsigned long long *words, int64_t n_words, int sms, const Args &...args) {
     const unsigned clear_grid = (unsigned)std::min<int64_t>((n_words + 255) / 256, (int64_t)sms * 4);
-    clear_workspace<<<clear_grid, 256, 0, stream>>>(words, n_words, first_claim);
+    clear_workspace<<<clear_grid, 256, 0, stream>>>(words, n_words);
     TSCAN_LAUNCH_CHECK("clear_workspace");
     cudaLaunchAttribute overlap;
     overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -956,14 +955,12 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         });
     };
 
-    // A block's first tile is that of claim blockIdx.x (the grid is at most one a tile): no
-    // claim to wait for. Then tiles are claimed in order from the counter, each only when the
-    // block can load it at once: a claimed tile that waits behind another stalls every successor
-    // in its chain. Blocks are started in index order, so a first tile's predecessors are
-    // already running, as CUB's single-pass scan also assumes. Thread 0 finds a claim's tile
+    // Every tile, the first included, is claimed from the counter (forward progress: see the
+    // file's header), each only when the block can load it at once: a claimed tile that waits
+    // behind another stalls every successor in its chain. Thread 0 finds a claim's tile
     // (tile_of_claim divides) and the block reads it from s_tile.
     const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
-    if (t == 0) s_tile[0] = tile_of_claim(L, blockIdx.x);
+    if (t == 0) s_tile[0] = claim();
     if constexpr (!kPipelined) {
         __syncthreads();
         for (;;) {
@@ -1053,15 +1050,17 @@ template <class T> bool make_one_wave_plan(const tscan_problem *p, one_wave_plan
     return w->chunks <= kWaveMaxChunks;
 }
 
-// A tile's status: its aggregate in word_parts 64-bit words.
-template <class A> int64_t one_wave_words(const one_wave_plan &w) { return w.tiles * word_parts<A>(); }
+// The one-wave workspace: the claim counter, alone in its 32-byte sector, then each tile's
+// status, its aggregate in word_parts 64-bit words.
+template <class A> int64_t one_wave_words(const one_wave_plan &w) { return kSectorWords + w.tiles * word_parts<A>(); }
 
-// Block b scans tile b: chunk b % chunks of line b / chunks. Warp w holds the tile's vectors
+// A block scans the tile it claims from the counter: chunk c % chunks of line c / chunks for
+// claim c. Warp w holds the tile's vectors
 // 128 w .. 128 w + 127, vector i of lane l being 128 w + 32 i + l, so that each load is
 // coalesced. A tile's status is its aggregate in word_parts 64-bit words (flag low, a 32-bit
-// part of the value high, as the line chunks' words), stored whole without a fence. Blocks
-// start in index order, so a tile's predecessors (lower indices) are running or done: every
-// wait ends, whether or not the grid is resident at once. Four blocks an SM at least (64
+// part of the value high, as the line chunks' words), stored whole without a fence. A tile's
+// predecessors have lower claims, so they belong to blocks that are running or done: every
+// wait ends, however few of the grid's blocks are resident. Four blocks an SM at least (64
 // registers a thread; 64-bit products spill 24 bytes): the 528 tiles that AUTO counts on an
 // H100 (src/dispatch.c).
 template <tscan_dtype D, bool Prod>
@@ -1073,9 +1072,15 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
     constexpr int kParts = word_parts<A>();
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    // 32-bit: the grid is at most one block a tile, so chunks and lines fit (a 64-bit division
-    // is a call).
-    const unsigned line = blockIdx.x / (unsigned)chunks, chunk = blockIdx.x - line * (unsigned)chunks;
+    // The counter is cleared by the kernel this one overlaps: wait for it before claiming.
+    wait_for_clear();
+    __shared__ unsigned s_claim;
+    if (t == 0) s_claim = (unsigned)atomicAdd(words, 1ull);
+    __syncthreads();
+    unsigned long long *const statuses = words + kSectorWords;
+    // 32-bit: the grid is at most one block a tile, so claims, chunks and lines fit (a 64-bit
+    // division is a call).
+    const unsigned line = s_claim / (unsigned)chunks, chunk = s_claim - line * (unsigned)chunks;
     int64_t in_offset, out_offset;
     a.batch.offsets(line, in_offset, out_offset);
     const T *const in = reinterpret_cast<const T *>(a.in) + in_offset;
@@ -1095,7 +1100,6 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
     // the 64-bit integer sum's loads with its scan, each load waiting on the one before
     // (measured, H100, 2^16 int64: 7.5 us a launch against float64's 4.9).
     __syncwarp();
-    wait_for_clear();  // the input was ready before the clear started; the statuses are not
 
     // The warp's scan of its rows: before[i] is the reduction of the warp's vectors before
     // this lane's vector i, warp_total of all 128.
@@ -1133,7 +1137,7 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
         if (w == warp) warp_prefix = aggregate;
         aggregate = op(aggregate, s_warp_total[w]);
     }
-    unsigned long long *const line_words = words + (int64_t)line * chunks * kParts;
+    unsigned long long *const line_words = statuses + (int64_t)line * chunks * kParts;
     if (t == 0 && chunk + 1 < chunks) {
 #pragma unroll
         for (int q = 0; q < kParts; ++q)
@@ -1205,9 +1209,10 @@ template <tscan_dtype D> struct lookback_launch {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
+    // With no workspace, only checks that the device can run the kernel that p would launch.
     static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
         one_wave_plan wave;
-        if (make_one_wave_plan<T>(p, &wave)) {
+        if (workspace && make_one_wave_plan<T>(p, &wave)) {
             bool ran = false;
             const tscan_status s = p->op == TSCAN_OP_PROD ? launch_one_wave<true>(wave, workspace, stream, &ran)
                                                           : launch_one_wave<false>(wave, workspace, stream, &ran);
@@ -1231,6 +1236,19 @@ template <tscan_dtype D> struct lookback_launch {
 
     template <int Cols, int V>
     static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
+        // Shared memory from the device, not from Hopper: a block that does not fit is declined,
+        // and AUTO runs another strategy.
+        const size_t smem = dynamic_smem_bytes<T, V>();
+        const tscan_device_info *dev;
+        cudaFuncAttributes attributes;
+        tscan_status s = tscan_current_device_info(&dev);
+        if (s != TSCAN_SUCCESS) return workspace ? s : TSCAN_SUCCESS;  // a query, with no device to fit: yes
+        TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, lookback_kernel<K, Cols, V>));
+        if (smem + attributes.sharedSizeBytes > dev->smem_per_block_optin)
+            return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
+                              "lookback's blocks need %zu bytes of shared memory; device %d (%s) gives a block %zu",
+                              smem + attributes.sharedSizeBytes, dev->ordinal, dev->name, dev->smem_per_block_optin);
+        if (!workspace) return TSCAN_SUCCESS;
         tile_layout L = make_layout<T, A>(plan);
         const workspace_plan w = plan_workspace<A>(L, plan);
         char *base = static_cast<char *>(workspace);
@@ -1242,19 +1260,18 @@ template <tscan_dtype D> struct lookback_launch {
         st.inclusive = st.aggregate + L.status_tiles * plan.tile_lines();
 
         // Persistent grid: as many blocks as can be resident, each claiming tiles until none is left.
-        const size_t smem = dynamic_smem_bytes<T, V>();
         const int threads = block_threads<T, V>();
         TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         int64_t resident = 0;
         int sms = 0;
-        const tscan_status s = resident_blocks(lookback_kernel<K, Cols, V>, threads, smem, &resident, &sms);
+        s = resident_blocks(lookback_kernel<K, Cols, V>, threads, smem, &resident, &sms);
         if (s != TSCAN_SUCCESS) return s;
         if (resident < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
         L.band = claim_band(L.groups, resident);
 
         return launch_after_clear(lookback_kernel<K, Cols, V>, grid, threads, smem, stream, st.counter,
-                                  (int64_t)((w.cleared + 7) / 8), grid, sms, plan.a, plan.out_word_line_step, L, st);
+                                  (int64_t)((w.cleared + 7) / 8), sms, plan.a, plan.out_word_line_step, L, st);
     }
 
     // The one-wave path, when the plan's tiles all fit on the device at once (*ran says
@@ -1269,7 +1286,7 @@ template <tscan_dtype D> struct lookback_launch {
         *ran = wave.tiles <= resident;
         if (!*ran) return TSCAN_SUCCESS;
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
-        return launch_after_clear(kernel, (unsigned)wave.tiles, kWaveThreads, 0, stream, words, one_wave_words<A>(wave), 0, sms,
+        return launch_after_clear(kernel, (unsigned)wave.tiles, kWaveThreads, 0, stream, words, one_wave_words<A>(wave), sms,
                                   wave.a, wave.chunks, words);
     }
 };
@@ -1278,9 +1295,11 @@ tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
     return dispatch_dtype<lookback_workspace>(p->dtype, p, bytes);
 }
 
+tscan_status check(const tscan_problem *p) { return dispatch_dtype<lookback_launch>(p->dtype, p, nullptr, cudaStream_t{}); }
+
 tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_t stream) {
-    if ((uintptr_t)workspace % 8 != 0)
-        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is not 8-byte aligned (lookback needs it)",
+    if (!workspace || (uintptr_t)workspace % 8 != 0)
+        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (lookback needs 8)",
                           workspace);
     return dispatch_dtype<lookback_launch>(p->dtype, p, workspace, stream);
 }
@@ -1308,5 +1327,5 @@ extern "C" int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p) {
     return takes ? w.tiles : 0;
 }
 
-extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::takes_every_layout,
+extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::check,
                                                            tscan::workspace_size, tscan::launch};

@@ -144,27 +144,61 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
     return strategy->workspace_size(&p, bytes);
 }
 
-/* The kernels dereference these addresses: refuse memory the device cannot reach rather
- * than fault the context. Pageable host memory counts where the device can access it. */
-static tscan_status check_device_accessible(const void *data, const char *name) {
+/* The kernels dereference these addresses: refuse memory that the stream's device cannot
+ * reach rather than fault the context. While the stream is capturing, memory the driver cannot
+ * classify is taken on trust: stream-ordered allocations made inside the capture exist only
+ * when the graph runs. */
+static tscan_status check_device_accessible(const void *data, const char *name, const tscan_device_info *dev,
+                                            int capturing) {
     struct cudaPointerAttributes attributes;
     cudaError_t e = cudaPointerGetAttributes(&attributes, data);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
+        if (capturing) return TSCAN_SUCCESS;
         return tscan_fail(TSCAN_ERROR_CUDA, "cudaPointerGetAttributes(%s.data): %s (%s)", name,
                           cudaGetErrorString(e), cudaGetErrorName(e));
     }
-    if (attributes.type == cudaMemoryTypeUnregistered) {
-        int device = 0, pageable = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
-            (void)cudaGetLastError();
-            pageable = 0;
+    switch (attributes.type) {
+    case cudaMemoryTypeDevice:
+        if (attributes.device != dev->ordinal) {
+            int peer = 0;
+            if (cudaDeviceCanAccessPeer(&peer, dev->ordinal, attributes.device) != cudaSuccess) {
+                (void)cudaGetLastError();
+                peer = 0;
+            }
+            if (!peer)
+                return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT,
+                                  "%s.data %p is memory of device %d, which device %d (the stream's) cannot access",
+                                  name, data, attributes.device, dev->ordinal);
         }
-        if (!pageable)
-            return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT,
-                              "%s.data %p is host memory that the device cannot access", name, data);
+        return TSCAN_SUCCESS;
+    case cudaMemoryTypeUnregistered:
+        if (capturing || dev->pageable_memory_access) return TSCAN_SUCCESS;
+        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "%s.data %p is host memory that device %d cannot access",
+                          name, data, dev->ordinal);
+    default: /* pinned host and managed memory: every device of the process reaches them */
+        return TSCAN_SUCCESS;
     }
+}
+
+/* The stream's device, which must be the current one (kernels launch there), its cached
+ * info, and whether the stream is capturing. */
+static tscan_status stream_device(cudaStream_t stream, const tscan_device_info **dev, int *capturing) {
+    int device = 0, current = 0;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e;
+    tscan_status s;
+    if ((e = cudaStreamGetDevice(stream, &device)) != cudaSuccess || (e = cudaGetDevice(&current)) != cudaSuccess ||
+        (e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return tscan_fail(TSCAN_ERROR_CUDA, "stream %p: %s (%s)", (void *)stream, cudaGetErrorString(e),
+                          cudaGetErrorName(e));
+    }
+    if (device != current)
+        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "stream %p belongs to device %d, but the current device is %d",
+                          (void *)stream, device, current);
+    if ((s = tscan_device_info_of(device, dev))) return s;
+    *capturing = capture != cudaStreamCaptureStatusNone;
     return TSCAN_SUCCESS;
 }
 
@@ -172,17 +206,25 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
                         void *workspace, size_t workspace_bytes, cudaStream_t stream) {
     tscan_problem p;
     const tscan_strategy *strategy;
+    const tscan_device_info *dev;
     size_t needed = 0;
+    int capturing = 0;
     tscan_status s;
+    cudaError_t pending;
     if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy)) || !strategy)
         return s;
     if ((s = strategy->workspace_size(&p, &needed))) return s;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
         return tscan_fail(TSCAN_ERROR_WORKSPACE, "workspace %p of %zu bytes is smaller than the %zu bytes required",
                           workspace, workspace_bytes, needed);
-    if ((s = check_device_accessible(input->data, "input")) || (s = check_device_accessible(output->data, "output")))
+    /* The launch checks (and CUB's) read the thread's last error: one the caller left pending
+     * would pass for ours. It stays the caller's to read, and nothing is launched. */
+    if ((pending = cudaPeekAtLastError()) != cudaSuccess)
+        return tscan_fail(TSCAN_ERROR_CUDA, "a CUDA error was pending before tscan_scan, %s (%s): left pending, "
+                          "nothing launched", cudaGetErrorString(pending), cudaGetErrorName(pending));
+    if ((s = stream_device(stream, &dev, &capturing)) ||
+        (s = check_device_accessible(input->data, "input", dev, capturing)) ||
+        (s = check_device_accessible(output->data, "output", dev, capturing)))
         return s;
-    /* Launch checks read the thread's last CUDA error: start from a clean one. */
-    (void)cudaGetLastError();
     return strategy->launch(&p, workspace, workspace_bytes, stream);
 }

@@ -91,6 +91,28 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
 void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
                                 int64_t *out_offset);
 
+/* ---- devices (src/device.c) ---------------------------------------------------------- */
+
+/* What tscan reads of a device, once per device (cached; safe from several threads). */
+typedef struct tscan_device_info {
+    int ordinal;
+    char name[256];
+    int cc;                       /* compute capability, major * 10 + minor */
+    int sm_count;
+    size_t smem_per_block_optin;  /* shared memory a block can have, opted in */
+    size_t smem_per_sm;
+    int pageable_memory_access;   /* the device reads pageable host memory */
+    int kernel_image;             /* this build holds code that the device runs */
+} tscan_device_info;
+
+/* The device's info; TSCAN_ERROR_CUDA, with a message naming the built and the present
+ * architectures, when this build holds no code the device can run (*info is still set). */
+tscan_status tscan_device_info_of(int device, const tscan_device_info **info);
+tscan_status tscan_current_device_info(const tscan_device_info **info);
+
+/* cudaSuccess when the current device can run this build's kernels (cuda/kernel_image.cu). */
+cudaError_t tscan_probe_kernel_image(void);
+
 /* ---- GPU strategies (cuda/, one file each) and dispatch (src/dispatch.c) ------------------------- */
 
 /* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through
