@@ -241,46 +241,6 @@ Test(gpu_chains, banded_chains) {
     run_shapes(banded_chains, sizeof banded_chains / sizeof banded_chains[0], "banded chains", 11, -1);
 }
 
-/* ---- each strategy takes the layouts SPEC section 4 built it for -------------------------------- */
-
-Test(gpu_strategies, each_takes_its_own_domain) {
-    GU_REQUIRE_DEVICE();
-    static const struct {
-        tscan_algo algo;
-        gu_shape s;
-        const char *why;
-    } domain[] = {
-        {TSCAN_ALGO_CUB_DEVICE, {1, {100000}, 0}, "CUB's device-wide scan of a contiguous line"},
-        {TSCAN_ALGO_ROWS, {2, {4096, 256}, 1}, "many contiguous rows"},
-        {TSCAN_ALGO_COLUMNS, {2, {5000, 300}, 0}, "a strided axis, one thread per column"},
-        {TSCAN_ALGO_LOOKBACK, {2, {100000, 3}, 0}, "a long strided axis with few columns"},
-    };
-    const size_t bytes = (size_t)5000 * 300 * 8; /* the largest shape, in the widest dtype */
-    void *x = NULL, *y = NULL;
-    GU_CUDA(cudaMalloc(&x, bytes));
-    GU_CUDA(cudaMalloc(&y, bytes));
-    for (size_t i = 0; i < sizeof domain / sizeof domain[0]; ++i) {
-        for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt) {
-            tscan_tensor in, out;
-            tscan_scan_desc d = {TSCAN_OP_SUM, domain[i].s.axis, TSCAN_INCREASING, 0, domain[i].algo};
-            cr_assert_eq(tscan_tensor_init(&in, x, (tscan_dtype)dt, domain[i].s.ndim,
-                                           domain[i].s.sizes, NULL), TSCAN_SUCCESS);
-            cr_assert_eq(tscan_tensor_init(&out, y, (tscan_dtype)dt, domain[i].s.ndim,
-                                           domain[i].s.sizes, NULL), TSCAN_SUCCESS);
-            for (int op = 0; op < TSCAN_OP_COUNT; ++op) {
-                d.op = (tscan_op)op;
-                tscan_status s = tscan_scan_supported(&d, &in, &out);
-                cr_expect_eq(s, TSCAN_SUCCESS, "%s does not take %s (%s %s): %s (%s)",
-                             tscan_algo_name(domain[i].algo), domain[i].why,
-                             tscan_dtype_name((tscan_dtype)dt), tscan_op_name((tscan_op)op),
-                             tscan_status_string(s), tscan_last_error());
-            }
-        }
-    }
-    GU_CUDA(cudaFree(x));
-    GU_CUDA(cudaFree(y));
-}
-
 /* ---- the worked examples through every strategy --------------------------------------------------- */
 
 static void set_example_input(tu_layout *l) {
