@@ -182,18 +182,20 @@ static tscan_status check_device_accessible(const void *data, const char *name, 
 }
 
 /* The stream's device, which must be the current one (kernels launch there), its cached
- * info, and whether the stream is capturing. */
+ * info, and whether the stream is capturing. A capturing stream cannot be asked its device
+ * (CUDA refuses the query): its launches are recorded for the current device. */
 static tscan_status stream_device(cudaStream_t stream, const tscan_device_info **dev, int *capturing) {
     int device = 0, current = 0;
     enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     cudaError_t e;
     tscan_status s;
-    if ((e = cudaStreamGetDevice(stream, &device)) != cudaSuccess || (e = cudaGetDevice(&current)) != cudaSuccess ||
-        (e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) {
+    if ((e = cudaGetDevice(&current)) != cudaSuccess || (e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess ||
+        (capture == cudaStreamCaptureStatusNone && (e = cudaStreamGetDevice(stream, &device)) != cudaSuccess)) {
         (void)cudaGetLastError();
         return tscan_fail(TSCAN_ERROR_CUDA, "stream %p: %s (%s)", (void *)stream, cudaGetErrorString(e),
                           cudaGetErrorName(e));
     }
+    if (capture != cudaStreamCaptureStatusNone) device = current;
     if (device != current)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "stream %p belongs to device %d, but the current device is %d",
                           (void *)stream, device, current);

@@ -41,6 +41,11 @@ extern "C" cudaError_t gl_hold_start(gl_hold *h, cudaStream_t stream, double lim
     int *dev_flags = nullptr;
     if ((e = cudaHostGetDevicePointer((void **)&dev_flags, h->flags, 0))) return e;
     if ((e = cudaFuncSetAttribute(hold_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem))) return e;
+    // The whole of each SM's carveout for shared memory: a carveout sized for this kernel alone
+    // would leave a scan's blocks no room on any SM until it ends.
+    if ((e = cudaFuncSetAttribute(hold_shared_memory, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared)))
+        return e;
     if ((e = cudaEventCreateWithFlags(&h->done, cudaEventDisableTiming))) return e;
     hold_shared_memory<<<h->blocks, 32, smem, stream>>>(dev_flags, dev_flags + 1, (unsigned long long)(limit_s * 1e9));
     if ((e = cudaGetLastError())) return e;

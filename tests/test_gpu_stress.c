@@ -23,7 +23,7 @@
 #include "testutil.h"
 
 /* A round that takes longer than this has hung: the longest round here runs in milliseconds. */
-#define WATCHDOG_S 20.0
+#define WATCHDOG_S 10.0
 /* The holding kernel ends by itself after this, so a stalled scan fails by the watchdog first. */
 #define HOLD_LIMIT_S 60.0
 
