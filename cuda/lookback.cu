@@ -338,6 +338,9 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
+// A hint: fetch the line at p into L2 (no register written, nothing waited for).
+__device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 // The scan kernel is launched as a programmatic dependent of clear_workspace: its blocks start
 // while the clear runs and wait here, at their start, for the clear to be done and visible.
 // (Waiting only before the first touch of the workspace, so that a block's first loads overlap
@@ -669,7 +672,6 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
-    wait_for_clear();
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
@@ -960,6 +962,16 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // behind another stalls every successor in its chain. Thread 0 finds a claim's tile
     // (tile_of_claim divides) and the block reads it from s_tile.
     const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
+    // No tile can be claimed before the clear is done. Meanwhile each data thread fetches into L2
+    // its rows of the tile of claim blockIdx.x, which the block's first claim most often takes
+    // (blocks start, and so claim, in about index order): its loads then find them there.
+    if (!lookback_warp) {
+        const rows_of v = rows_of_tile(tile_of_claim(L, blockIdx.x));
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+            if (i * kRowStride < v.left) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step);
+    }
+    wait_for_clear();
     if (t == 0) s_tile[0] = claim();
     if constexpr (!kPipelined) {
         __syncthreads();
@@ -1072,20 +1084,34 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
     constexpr int kParts = word_parts<A>();
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-    // The counter is cleared by the kernel this one overlaps: wait for it before claiming.
+    // Tile c: its line, its chunk, and this thread's first vector k0 (vector i is k0 + 32 i). In
+    // 32 bits: the grid is at most one block a tile, so tiles, chunks and lines fit (a 64-bit
+    // division is a call).
+    const auto tile_at = [&](unsigned c, unsigned &line, unsigned &chunk, int64_t &in_offset, int64_t &out_offset) {
+        line = c / (unsigned)chunks;
+        chunk = c - line * (unsigned)chunks;
+        a.batch.offsets(line, in_offset, out_offset);
+        return (int64_t)chunk * kWaveTileVectors + warp * (32 * kWaveVectors) + lane;
+    };
+    unsigned line, chunk;
+    int64_t in_offset, out_offset;
+    // No tile can be claimed before the clear is done. Meanwhile the thread fetches into L2 its
+    // vectors of tile blockIdx.x, which the claim most often hands out (blocks start, and so
+    // claim, in about index order): the loads after the claim then find them there.
+    {
+        const int64_t k0 = tile_at(blockIdx.x, line, chunk, in_offset, out_offset);
+#pragma unroll
+        for (int i = 0; i < kWaveVectors; ++i)
+            if (k0 + 32 * i < a.n) prefetch_l2(reinterpret_cast<const T *>(a.in) + in_offset + (k0 + 32 * i) * a.in_step);
+    }
     wait_for_clear();
     __shared__ unsigned s_claim;
     if (t == 0) s_claim = (unsigned)atomicAdd(words, 1ull);
     __syncthreads();
     unsigned long long *const statuses = words + kSectorWords;
-    // 32-bit: the grid is at most one block a tile, so claims, chunks and lines fit (a 64-bit
-    // division is a call).
-    const unsigned line = s_claim / (unsigned)chunks, chunk = s_claim - line * (unsigned)chunks;
-    int64_t in_offset, out_offset;
-    a.batch.offsets(line, in_offset, out_offset);
+    const int64_t k0 = tile_at(s_claim, line, chunk, in_offset, out_offset);
     const T *const in = reinterpret_cast<const T *>(a.in) + in_offset;
     T *const out = reinterpret_cast<T *>(a.out) + out_offset;
-    const int64_t k0 = (int64_t)chunk * kWaveTileVectors + warp * (32 * kWaveVectors) + lane;  // vector i: k0 + 32 i
 
     // Vectors past the end of the line load as zeros: they come after every real one, so
     // only totals that nothing reads depend on them.
