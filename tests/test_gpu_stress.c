@@ -89,6 +89,23 @@ static void job_free(scan_job *j) {
     tu_layout_free(&j->l);
 }
 
+/* For a hung scan: its workspace's first words (lookback's claim counter first), read by a copy
+ * engine beside the kernel that still runs. */
+static void print_workspace_head(const scan_job *j) {
+    unsigned long long head[8] = {0};
+    cudaStream_t s;
+    const size_t bytes = j->b.ws_bytes < sizeof head ? j->b.ws_bytes : sizeof head;
+    fprintf(stderr, "  unfinished: %s, workspace %zu bytes", j->what, j->b.ws_bytes);
+    if (bytes && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+        cudaMemcpyAsync(head, j->b.ws, bytes, cudaMemcpyDeviceToHost, s) == cudaSuccess) {
+        const double t0 = now_s();
+        while (cudaStreamQuery(s) == cudaErrorNotReady && now_s() - t0 < 2.0) usleep(1000);
+        fprintf(stderr, ", head:");
+        for (size_t w = 0; w < bytes / 8; ++w) fprintf(stderr, " %llx", head[w]);
+    }
+    fprintf(stderr, "\n");
+}
+
 /* Waits for the jobs' events at most WATCHDOG_S; past that the process ends (exit code 3). */
 static void watchdog_wait(scan_job *jobs, int count, const char *what, int round) {
     const double t0 = now_s();
@@ -105,6 +122,8 @@ static void watchdog_wait(scan_job *jobs, int count, const char *what, int round
         if (now_s() - t0 > WATCHDOG_S) {
             fprintf(stderr, "HUNG: %s, round %d: %d of %d scans unfinished after %.0f s\n", what, round, unfinished,
                     count, WATCHDOG_S);
+            for (int i = 0; i < count; ++i)
+                if (cudaEventQuery(jobs[i].done) == cudaErrorNotReady) print_workspace_head(&jobs[i]);
             fflush(stderr);
             _exit(3);
         }
