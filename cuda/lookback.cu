@@ -994,6 +994,9 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     } else {
         if (t == 0) init(&s_data_sync, kThreads);
         __syncthreads();
+        // A block that starts once every tile is taken has nothing to do (its first claim is past
+        // the last tile, which it must neither stage nor look back from).
+        if (s_tile[0].chunk == L.chunks) return;
         int buf = 0;
         A within[LV], next_within[LV];
         if (!lookback_warp) staged(s_tile[0], buf, rows_of_tile(s_tile[0]), within);

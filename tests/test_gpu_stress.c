@@ -206,6 +206,10 @@ Test(gpu_stress, scans_beside_a_kernel_holding_every_sm, .timeout = 600) {
     for (int i = 0; i < COUNT_OF(specs); ++i) {
         scan_job j;
         job_make(&j, &specs[i], tu_seed("beside a kernel", (uint64_t)i));
+        /* Once alone first: CUDA loads a kernel at its first launch (lazy loading), and a load
+         * can wait for the GPU's running kernels, the holding one included. */
+        job_launch(&j);
+        watchdog_wait(&j, 1, j.what, -1);
         for (int round = 0; round < ROUNDS; ++round) {
             gl_hold hold;
             GU_CUDA(gl_hold_start(&hold, hold_stream, HOLD_LIMIT_S));
@@ -244,6 +248,8 @@ Test(gpu_stress, graph_replays_beside_other_work, .timeout = 600) {
     GU_CUDA(cudaStreamEndCapture(jobs[0].s, &graph));
     cr_assert_eq(st, TSCAN_SUCCESS, "capture: %s (%s)", tscan_status_string(st), tscan_last_error());
     GU_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    job_launch(&jobs[1]); /* its kernels loaded before any round holds the SMs (see above) */
+    watchdog_wait(&jobs[1], 1, "graph replays, warm-up", -1);
     cudaStream_t hold_stream;
     GU_CUDA(cudaStreamCreateWithFlags(&hold_stream, cudaStreamNonBlocking));
     enum { ROUNDS = 200, HELD_ROUNDS = 10 };
