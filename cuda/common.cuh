@@ -38,7 +38,7 @@ namespace tscan {
 // ---- dtype traits: storage type T, accumulator A, and the conversions between them --------
 // Integers accumulate in an unsigned type at least 32 bits wide: sums and products modulo
 // 2^32 (2^64) reduce to the right result modulo 2^bits, with no signed overflow anywhere.
-// Half types accumulate in float and round each output to nearest even (SPEC, Arithmetic).
+// Half types accumulate in float and round each output to nearest even (CONTRACT §1.3).
 template <tscan_dtype D> struct dtype_traits;
 
 #define TSCAN_PLAIN_TRAITS(D, Storage, Acc)                                               \

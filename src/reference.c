@@ -1,6 +1,6 @@
 /*
  * reference.c - tscan_scan_reference, the oracle: a sequential walk of every line of the
- * original tensor, exactly as SPEC section 1 defines the scan.
+ * original tensor, exactly as CONTRACT §1 defines the scan.
  *
  * Each element is read before its output is written, so the output may be the very same
  * view as the input. Offsets are int64 element counts throughout.

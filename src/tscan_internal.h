@@ -33,7 +33,7 @@ uint16_t tscan_float_to_bfloat16(float f);
 
 /* ---- validation (src/validate.c) ------------------------------------------------------ */
 
-/* Every rule of SPEC sections 1 (Layout) and 2, in one place: the status and message that
+/* Every rule of CONTRACT §1.4 (Layout) and §2, in one place: the status and message that
  * tscan_scan, tscan_scan_workspace_size and tscan_scan_reference return for bad input.
  * Touches no tensor memory. */
 tscan_status tscan_validate(const tscan_scan_desc *desc, const tscan_tensor *input,

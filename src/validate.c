@@ -1,4 +1,4 @@
-/* validate.c - every rule of SPEC sections 1 (Layout) and 2, checked before anything runs.
+/* validate.c - every rule of CONTRACT §1.4 (Layout) and §2, checked before anything runs.
  * Nothing here reads or writes tensor memory. */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * test_examples.c - DirectML's worked examples (SPEC section 1) through tscan_scan_reference:
- * the eight of the spec exactly in float32, the eight remaining combinations of op × axis ×
+ * test_examples.c - DirectML's worked examples (CONTRACT §1) through tscan_scan_reference:
+ * the contract's eight exactly in float32, the eight remaining combinations of op × axis ×
  * direction × exclusive derived by hand, and all sixteen in every dtype (the values are
  * small integers; int8/uint8 products wrap modulo 256), out of place and in place.
  */

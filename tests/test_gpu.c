@@ -253,7 +253,7 @@ static void set_example_input(tu_layout *l) {
     gu_layout_commit_input(l);
 }
 
-/* SPEC section 1's table (and the other op × direction × exclusive combinations, and both
+/* CONTRACT §1's table (and the other op × direction × exclusive combinations, and both
  * axes), in every dtype, packed and in place. The reference's own answers are pinned by the
  * contract suite; here every strategy must equal the reference exactly. */
 Test(gpu_examples, worked_examples_every_strategy) {
@@ -322,7 +322,7 @@ Test(gpu_examples, nan_and_infinities_propagate) {
 /* ---- the sign of zero ------------------------------------------------------------------------------- */
 
 /* Lines of -0 with a rare +0: an inclusive sum keeps -0 until the first +0, an exclusive one
- * starts at +0 (SPEC, Arithmetic; the reference's answer). The comparison is exact and tells
+ * starts at +0 (CONTRACT §1.3; the reference's answer). The comparison is exact and tells
  * -0 from +0 (tu_values_equal). Shapes long enough that look-back tiles chain. */
 static void set_negative_zeros(tu_layout *l) {
     tu_rng r = tu_rng_make(l->c.seed ^ 0x5167);

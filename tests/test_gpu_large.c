@@ -1,6 +1,6 @@
 /*
- * test_gpu_large.c - SPEC section 1, Layout: "Tensors over 2^31 elements, and lines over
- * 2^31 elements, must work (64-bit indexing)." Opt-in (TSCAN_TEST_LARGE=1): these need about
+ * test_gpu_large.c - CONTRACT §1.4, Layout: "Tensors and lines of more than 2^31
+ * elements work: indexing is 64-bit throughout." Opt-in (TSCAN_TEST_LARGE=1): these need about
  * 13 GB of host memory and 9 GB of device memory each, and a few seconds per strategy.
  *
  *  - a 1-D int8 line of 2^31 + 2^20 + 3 elements, sum, through AUTO and every strategy that
@@ -12,7 +12,7 @@
  *    2^32.
  *
  * Each output is checked everywhere, by induction along the axis (out[k] = out[k-1] ⊕ x[...]
- * with the first element pinned), which is SPEC section 1's table restated and costs one
+ * with the first element pinned), which is CONTRACT §1's table restated and costs one
  * pass; the bytes around the output view must keep their poison. Every strategy that says it
  * takes a case must finish it within a deadline. Strategies whose documented design makes a
  * case impractical are left out with the reason logged: CUB_DEVICE (one launch per line) on

@@ -1,5 +1,5 @@
 /*
- * test_gpu_streams.c - SPEC section 3's promises about streams: tscan_scan is asynchronous,
+ * test_gpu_streams.c - CONTRACT §3's promises about streams: tscan_scan is asynchronous,
  * allocates and synchronises nothing, so it can be captured in a CUDA graph (checked in the
  * strict global capture mode, then the graph launched three times on two inputs); and it may
  * run from several host threads on several streams at once, each call with its own

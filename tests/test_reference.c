@@ -45,7 +45,7 @@ static void scan_matrix_case(size_t index, tu_layout *l) {
 /* ---- the independent recomputation ------------------------------------------------------ */
 
 /*
- * Every output element from scratch, straight from the table of SPEC section 1: its terms
+ * Every output element from scratch, straight from the table of CONTRACT §1: its terms
  * are x[0..k] (increasing) or x[k..n-1] (decreasing), less x[k] when exclusive, folded in
  * index order from the identity. Integers in uint64 (wrap modulo 2^64, then truncated to
  * the dtype: the same residue), floats in double; the result is stored in the dtype. For

@@ -1,5 +1,5 @@
 /*
- * test_validation.c - SPEC section 2: every class of bad input through every entry point that
+ * test_validation.c - CONTRACT §2: every class of bad input through every entry point that
  * takes tensors (tscan_scan_reference, tscan_scan_workspace_size, tscan_scan,
  * tscan_scan_supported, tscan_scan_auto_algo) and through tscan_tensor_init. Each rejection
  * must give the right status and a fresh message naming the field and value, and leave every
@@ -335,7 +335,7 @@ Test(validation, enums_out_of_range) {
     fixture_free(&f);
 }
 
-/* SPEC section 2 lists an algo out of range among the invalid inputs of every entry point;
+/* CONTRACT §2 lists an algo out of range among the invalid inputs of every entry point;
  * tscan_scan_auto_algo, which does not use desc->algo, must still refuse a desc that holds
  * one, as tscan_scan_reference (which ignores it as well) does. */
 Test(validation, auto_algo_refuses_algo_out_of_range) {

@@ -1,8 +1,8 @@
 /*
- * contract.c - holds include/tscan.h to SPEC section 3, compiled against the public header
+ * contract.c - holds include/tscan.h to CONTRACT §3, compiled against the public header
  * alone as C99 with -pedantic (and, through contract.cpp, as C++17): every name and enum
  * value, the members of tscan_tensor and tscan_scan_desc with their types and order, every
- * function's exact type, and the semantics of SPEC section 1 through tscan_scan_reference
+ * function's exact type, and the semantics of CONTRACT §1 through tscan_scan_reference
  * with hand-computed answers (the DirectML worked examples, exclusive + decreasing, in place,
  * zero and negative strides, integer wrap-around).
  *
@@ -29,7 +29,7 @@
 #define CONTRACT_STATIC_ASSERT(cond) \
     typedef char CONTRACT_CAT_(contract_static_assert_line_, __LINE__)[(cond) ? 1 : -1]
 
-/* ---- names and values (SPEC sections 2 and 3) ------------------------------------------- */
+/* ---- names and values (CONTRACT §2 and §3) ---------------------------------------------- */
 
 CONTRACT_STATIC_ASSERT(TSCAN_MAX_DIMS == 8);
 
@@ -62,11 +62,11 @@ CONTRACT_STATIC_ASSERT(TSCAN_OP_COUNT == 2);
 CONTRACT_STATIC_ASSERT(TSCAN_INCREASING == 0);
 CONTRACT_STATIC_ASSERT(TSCAN_DECREASING == 1);
 
-/* AUTO, then one value per strategy; SPEC section 4 asks for at least four strategies. */
+/* AUTO, then one value per strategy; CONTRACT §4 asks for at least four strategies. */
 CONTRACT_STATIC_ASSERT(TSCAN_ALGO_AUTO == 0);
 CONTRACT_STATIC_ASSERT(TSCAN_ALGO_COUNT >= 5);
 
-/* The members, in SPEC order, so positional initialisation means what SPEC shows. */
+/* The members, in CONTRACT §3's order, so positional initialisation means what it shows. */
 CONTRACT_STATIC_ASSERT(offsetof(tscan_tensor, data) == 0);
 CONTRACT_STATIC_ASSERT(offsetof(tscan_tensor, dtype) > offsetof(tscan_tensor, data));
 CONTRACT_STATIC_ASSERT(offsetof(tscan_tensor, ndim) > offsetof(tscan_tensor, dtype));
@@ -184,7 +184,7 @@ Test(contract, names) {
     cr_assert(tscan_last_error() != NULL);
 }
 
-/* ---- semantics through the reference (SPEC section 1) ------------------------------------ */
+/* ---- semantics through the reference (CONTRACT §1) --------------------------------------- */
 
 /* The operator documentation's input, sizes {1,1,3,4}. */
 static const float example_input[12] = {2, 1, 3, 5, 3, 8, 7, 3, 9, 6, 2, 4};
@@ -197,7 +197,7 @@ typedef struct example {
     float expect[12];
 } example;
 
-/* SPEC section 1's table, then more cases worked by hand on the same input. */
+/* CONTRACT §1's table, then more cases worked by hand on the same input. */
 static const example examples[] = {
     {TSCAN_OP_SUM, 3, TSCAN_INCREASING, 0, {2, 3, 6, 11, 3, 11, 18, 21, 9, 15, 17, 21}},
     {TSCAN_OP_SUM, 3, TSCAN_INCREASING, 1, {0, 2, 3, 6, 0, 3, 11, 18, 0, 9, 15, 17}},

@@ -2,7 +2,7 @@
  * contract.cpp - the public header from C++17: it compiles inside an explicit extern "C"
  * block and on its own (include guard, its own extern "C"), every C contract check of
  * contract.c holds when compiled as C++, and C++'s exact type identity pins every member
- * and function signature of SPEC section 3. Linking at all shows that the functions have C
+ * and function signature of CONTRACT §3. Linking at all shows that the functions have C
  * linkage (a mangled declaration would not resolve against the C library).
  */
 extern "C" {
