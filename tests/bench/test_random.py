@@ -116,6 +116,12 @@ class RandomSweepTest(TempDirCase):
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn(expected, result.stderr)
 
+    def test_help_names_the_flags(self):
+        result = run(["--help"])
+        self.assertEqual(result.returncode, 0)
+        for text in ("--random N", "--random-min-mib", "--random-max-mib", "tscan-bench summary REPORT.json"):
+            self.assertIn(text, result.stdout)
+
     def test_a_small_run_on_the_reference_backend(self):
         path = self.path("random.json")
         result = run(["--backend", "reference", "--random", "16", "--seed", "3", "--random-min-mib", "0.01",
