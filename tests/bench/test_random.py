@@ -159,6 +159,30 @@ class RandomSweepTest(TempDirCase):
             self.assertEqual(got, expected)
 
 
+class GpuRandomSweepTest(TempDirCase):
+    """On a GPU (skipped without one): AUTO and every forced strategy on small drawn cases of
+    every layout kind, each checked, and the distribution of AUTO against them."""
+
+    def test_every_strategy_passes_on_drawn_cases(self):
+        path = self.path("gpu.json")
+        result = run(["--backend", "gpu", "--random", "40", "--seed", "2", "--random-min-mib", "1",
+                      "--random-max-mib", "8", "--min-samples", "3", "--time-limit", "0.05", "--output", path])
+        if result.returncode == 1 and "no CUDA device" in result.stderr:
+            self.skipTest("no GPU")
+        self.assertEqual(result.returncode, 0, result.stdout[-3000:] + result.stderr[-2000:])
+        with open(path) as f:
+            document = json.load(f)
+        self.assertEqual(schema_errors(document), [])
+        benchmarks = document["benchmarks"]
+        self.assertEqual({b["class"] for b in benchmarks}, LAYOUT_CLASSES)
+        self.assertEqual({b["status"] for b in benchmarks if b["strategy"] == "auto"}, {"passed"})
+        self.assertTrue(all(b["check"]["passed"] for b in benchmarks if b["checked"]))
+        distribution = document["summary"]["distribution"]
+        self.assertEqual(distribution["strategy"], "auto")
+        self.assertEqual(distribution["percent_of_copy"]["all"]["cases"], 40)
+        self.assertGreater(distribution["against_best_forced"]["cases"], 30)
+
+
 def entry(key, strategy, dtype, median, percent):
     """A synthetic report entry of dtype: timed (median s, % of copy) unless median is None."""
     document = case(key, strategy=strategy, median=median)
