@@ -165,7 +165,8 @@ static int choose_lines(reference_lines *ref, const bench_shape *shape, uint64_t
     int64_t count = lines;
     if (shape_numel(shape) > CHECK_FULL_LIMIT) {
         count = (CHECK_SAMPLE_ELEMENTS + n - 1) / n;
-        if (count < CHECK_MIN_LINES) count = CHECK_MIN_LINES < CHECK_FULL_LIMIT / n ? CHECK_MIN_LINES : CHECK_FULL_LIMIT / n;
+        if (count < CHECK_MIN_LINES)
+            count = CHECK_MIN_LINES < CHECK_FULL_LIMIT / n ? CHECK_MIN_LINES : CHECK_FULL_LIMIT / n;
         if (count < 2) count = 2;
         if (count > lines) count = lines;
     }

@@ -65,7 +65,8 @@ static int resolve_random_range(bench_options *o, const device_info *device, cha
     const double default_min = gpu ? RANDOM_GPU_MIN_MIB : RANDOM_REFERENCE_MIN_MIB;
     const double default_max = gpu ? RANDOM_GPU_MAX_MIB : RANDOM_REFERENCE_MAX_MIB;
     if (o->random_min_mib <= 0.0)
-        o->random_min_mib = o->random_max_mib > 0.0 && o->random_max_mib < default_min ? o->random_max_mib : default_min;
+        o->random_min_mib =
+            o->random_max_mib > 0.0 && o->random_max_mib < default_min ? o->random_max_mib : default_min;
     if (o->random_max_mib <= 0.0) o->random_max_mib = o->random_min_mib > default_max ? o->random_min_mib : default_max;
     if (gpu && factor * o->random_max_mib * mib > 0.5 * (double)device->global_memory_size) {
         snprintf(err, errlen,

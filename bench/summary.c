@@ -232,7 +232,8 @@ int summary_main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--json")) as_json = 1;
         else if (!strcmp(argv[i], "--strategy") && i + 1 < argc) strategy = argv[++i];
-        else if (!strncmp(argv[i], "--", 2)) return summary_usage_error("unknown option or missing value: '%s'", argv[i]);
+        else if (!strncmp(argv[i], "--", 2))
+            return summary_usage_error("unknown option or missing value: '%s'", argv[i]);
         else if (path) return summary_usage_error("unexpected argument '%s' (summary takes one report)", argv[i]);
         else path = argv[i];
     }
@@ -244,7 +245,8 @@ int summary_main(int argc, char **argv) {
         cJSON_Delete(root);
         return summary_usage_error("%s: not a tscan-bench report with benchmarks", path);
     }
-    if (!strategy) strategy = distribution_strategy(string_of(cJSON_GetObjectItemCaseSensitive(root, "context"), "backend"));
+    if (!strategy)
+        strategy = distribution_strategy(string_of(cJSON_GetObjectItemCaseSensitive(root, "context"), "backend"));
     if (!(distribution = distribution_json(benchmarks, strategy))) {
         cJSON_Delete(root);
         fputs("tscan-bench summary: out of memory\n", stderr);
