@@ -51,7 +51,7 @@ static const char *string_field(const cJSON *object, const char *key) {
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
-static cJSON *parse_file(const char *path, char *err, size_t errlen) {
+cJSON *json_parse_file(const char *path, char *err, size_t errlen) {
     FILE *file = fopen(path, "rb");
     char *text = NULL;
     long length;
@@ -84,7 +84,7 @@ static int load_report(const char *path, const char *strategy, loaded_report *r,
 
     memset(r, 0, sizeof *r);
     r->path = path;
-    if (!(r->root = parse_file(path, err, errlen))) return -1;
+    if (!(r->root = json_parse_file(path, err, errlen))) return -1;
     format = cJSON_GetObjectItemCaseSensitive(r->root, "format");
     version = cJSON_GetObjectItemCaseSensitive(r->root, "format_version");
     if (!cJSON_IsString(format) || strcmp(format->valuestring, REPORT_FORMAT)) {

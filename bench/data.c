@@ -10,9 +10,7 @@
 
 #include "tscan_internal.h" /* half conversions */
 
-/* splitmix64's finaliser: a counter-based generator, so any element's value follows from its
- * index alone. */
-static uint64_t mix64(uint64_t x) {
+uint64_t mix64(uint64_t x) {
     x += UINT64_C(0x9e3779b97f4a7c15);
     x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
@@ -79,7 +77,9 @@ static void store_element(void *p, tscan_dtype dtype, double v) {
     }
 }
 
-/* One thread's share of the input: elements begin..end-1 in row-major order. */
+/* One thread's share of the input: elements begin..end-1 in row-major order. An element with
+ * a non-zero index on a dimension of stride 0 (broadcast) shares its memory with the one of
+ * index 0 there and is not written: the input is that element's, whatever the split. */
 typedef struct fill_job {
     char *data;
     const bench_shape *shape;
@@ -105,9 +105,14 @@ static void *fill_range(void *arg) {
     while (index < job->end) {
         int64_t row = 0, stop = shape->sizes[last];
         if (stop - idx[last] > job->end - index) stop = idx[last] + (job->end - index);
-        for (uint32_t d = 0; d < last; ++d) row += idx[d] * shape->in_strides[d];
+        int aliased = 0;
+        for (uint32_t d = 0; d < last; ++d) {
+            row += idx[d] * shape->in_strides[d];
+            aliased |= idx[d] && !shape->in_strides[d];
+        }
         for (int64_t j = idx[last]; j < stop; ++j, ++index) {
             int64_t k = axis == last ? j : idx[axis];
+            if (aliased || (j && !shape->in_strides[last])) continue;
             store_element(job->data + (row + j * shape->in_strides[last]) * es, job->dtype,
                           input_value(job->seed, index, k, axis_pitch, job->op, floating));
         }
@@ -154,12 +159,14 @@ void line_offsets(const bench_shape *shape, int64_t line, int64_t *in_offset, in
 }
 
 /* The lines a check looks at: all of them for a small tensor, else the first, the last and
- * one at random from each of evenly spaced strata. */
+ * one at random from each of evenly spaced strata (how many: data.h). */
 static int choose_lines(reference_lines *ref, const bench_shape *shape, uint64_t seed) {
     const int64_t lines = shape_lines(shape), n = shape->sizes[shape->axis];
     int64_t count = lines;
     if (shape_numel(shape) > CHECK_FULL_LIMIT) {
         count = (CHECK_SAMPLE_ELEMENTS + n - 1) / n;
+        if (count < CHECK_MIN_LINES)
+            count = CHECK_MIN_LINES < CHECK_FULL_LIMIT / n ? CHECK_MIN_LINES : CHECK_FULL_LIMIT / n;
         if (count < 2) count = 2;
         if (count > lines) count = lines;
     }

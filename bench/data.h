@@ -19,10 +19,17 @@
 
 #include "sweep.h"
 
-/* Lines up to this many elements in all are checked in full; above it, sampled lines
- * holding about CHECK_SAMPLE_ELEMENTS (at least the first and the last line). */
+/* Tensors up to CHECK_FULL_LIMIT elements are checked in full; above it, sampled lines:
+ * enough to hold CHECK_SAMPLE_ELEMENTS, and at least CHECK_MIN_LINES (so that a wrong line
+ * index shows in long-line tensors too) where those hold at most CHECK_FULL_LIMIT elements;
+ * never fewer than two, the first and the last. */
 #define CHECK_FULL_LIMIT (INT64_C(1) << 24)
 #define CHECK_SAMPLE_ELEMENTS (INT64_C(1) << 20)
+#define CHECK_MIN_LINES INT64_C(64)
+
+/* splitmix64's finaliser: a counter-based generator, so any element's value follows from its
+ * index alone (and the random sweep's draws from their counter). */
+uint64_t mix64(uint64_t x);
 
 /* Writes the input of (shape, dtype, op) through `data`, the address of element (0,...,0)
  * of the input view. */

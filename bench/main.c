@@ -6,8 +6,10 @@
 #include "backend.h"
 #include "compare.h"
 #include "options.h"
+#include "random_sweep.h"
 #include "report.h"
 #include "run.h"
+#include "summary.h"
 #include "sweep.h"
 
 static int usage_error(const char *message) {
@@ -17,7 +19,7 @@ static int usage_error(const char *message) {
 
 static void print_cases(const bench_case *cases, size_t count) {
     for (size_t i = 0; i < count; ++i)
-        printf("%-12s %14lld B  %s\n", cases[i].shape->class_name, (long long)case_bytes_moved(&cases[i]),
+        printf("%-17s %14lld B  %s\n", cases[i].shape->class_name, (long long)case_bytes_moved(&cases[i]),
                cases[i].name);
     printf("%zu cases\n", count);
 }
@@ -54,6 +56,62 @@ static int open_backend(const bench_options *o, bench_backend *b, device_info *d
     return EXIT_PASSED;
 }
 
+/* Completes the random sweep's byte range from the backend's defaults (a bound given alone
+ * moves the other where it would cross it) and checks that its largest case fits in half the
+ * device's memory. Returns 0, or -1 with a message. */
+static int resolve_random_range(bench_options *o, const device_info *device, char *err, size_t errlen) {
+    const int gpu = device != NULL;
+    const double mib = 1024.0 * 1024.0, factor = RANDOM_MAX_SPAN_FACTOR + 1;
+    const double default_min = gpu ? RANDOM_GPU_MIN_MIB : RANDOM_REFERENCE_MIN_MIB;
+    const double default_max = gpu ? RANDOM_GPU_MAX_MIB : RANDOM_REFERENCE_MAX_MIB;
+    if (o->random_min_mib <= 0.0)
+        o->random_min_mib =
+            o->random_max_mib > 0.0 && o->random_max_mib < default_min ? o->random_max_mib : default_min;
+    if (o->random_max_mib <= 0.0) o->random_max_mib = o->random_min_mib > default_max ? o->random_min_mib : default_max;
+    if (gpu && factor * o->random_max_mib * mib > 0.5 * (double)device->global_memory_size) {
+        snprintf(err, errlen,
+                 "--random-max-mib: a case of %g MiB may need %g MiB of device memory (an input spanning up to %d "
+                 "times the tensor, and the output); more than half of the device's %.0f MiB",
+                 o->random_max_mib, factor * o->random_max_mib, RANDOM_MAX_SPAN_FACTOR,
+                 (double)device->global_memory_size / mib);
+        return -1;
+    }
+    return 0;
+}
+
+/* The cases a run measures: drawn (--random), from a sweep file, or the built-in sweep, with
+ * the command line's overrides. Returns an exit status (EXIT_PASSED on success). */
+static int build_cases(bench_options *o, const device_info *device, int reference, bench_sweep *sweep,
+                       bench_case **cases, size_t *count) {
+    char err[1024];
+    if (o->random_count) {
+        random_spec spec;
+        if (resolve_random_range(o, device, err, sizeof err)) return usage_error(err);
+        spec.count = (size_t)o->random_count;
+        spec.min_bytes = o->random_min_mib * 1024.0 * 1024.0;
+        spec.max_bytes = o->random_max_mib * 1024.0 * 1024.0;
+        memcpy(spec.masks, o->masks, sizeof spec.masks);
+        if (sweep_random(sweep, &spec, o->seed, err, sizeof err)) {
+            fprintf(stderr, "tscan-bench: %s\n", err);
+            return EXIT_FAILED;
+        }
+    } else if (o->sweep_path ? sweep_load_file(sweep, o->sweep_path, err, sizeof err)
+                             : sweep_default(sweep, reference, o->quick)) {
+        return o->sweep_path ? usage_error(err) : usage_error("out of memory building the sweep");
+    } else if (sweep_override(sweep, o->shapes, o->shape_count, o->masks)) {
+        sweep_free(sweep);
+        fprintf(stderr, "tscan-bench: out of host memory expanding the sweep\n");
+        return EXIT_FAILED;
+    }
+    /* The random sweep drew its cases within the masks: no override crosses them. */
+    if (sweep_expand(sweep, reference, cases, count)) {
+        sweep_free(sweep);
+        fprintf(stderr, "tscan-bench: out of host memory expanding the sweep\n");
+        return EXIT_FAILED;
+    }
+    return EXIT_PASSED;
+}
+
 static int run_main(int argc, char **argv) {
     bench_options o;
     bench_backend backend;
@@ -78,17 +136,9 @@ static int run_main(int argc, char **argv) {
     if (reference && o.masks[AXIS_ALGO])
         fprintf(stderr, "tscan-bench: --algo has no effect on the reference backend\n");
 
-    if (o.sweep_path ? sweep_load_file(&sweep, o.sweep_path, err, sizeof err)
-                     : sweep_default(&sweep, reference, o.quick)) {
+    if ((status = build_cases(&o, have_device ? &device : NULL, reference, &sweep, &cases, &count)) != EXIT_PASSED) {
         backend.destroy(&backend);
-        return o.sweep_path ? usage_error(err) : usage_error("out of memory building the sweep");
-    }
-    if (sweep_override(&sweep, o.shapes, o.shape_count, o.masks) ||
-        sweep_expand(&sweep, reference, &cases, &count)) {
-        sweep_free(&sweep);
-        backend.destroy(&backend);
-        fprintf(stderr, "tscan-bench: out of host memory expanding the sweep\n");
-        return EXIT_FAILED;
+        return status;
     }
 
     settings = o.measure;
@@ -117,7 +167,7 @@ static int run_main(int argc, char **argv) {
         status = results.failed ? EXIT_FAILED : EXIT_PASSED;
         fprintf(stderr, "tscan-bench: %zu cases: %zu passed, %zu failed, %zu skipped (%.1f s)\n", count,
                 results.passed, results.failed, results.skipped, results.walltime);
-        if (report_write(o.output_path, &context, cases, count, &results, err, sizeof err)) {
+        if (report_write(o.output_path, &context, cases, count, &results, stdout, err, sizeof err)) {
             fprintf(stderr, "tscan-bench: %s\n", err);
             status = EXIT_FAILED;
         } else {
@@ -133,5 +183,6 @@ static int run_main(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "compare")) return compare_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "summary")) return summary_main(argc - 1, argv + 1);
     return run_main(argc, argv);
 }

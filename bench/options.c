@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "random_sweep.h"
+
 void print_run_usage(FILE *out) {
     fputs(
         "usage: tscan-bench [options]\n"
         "       tscan-bench compare BASE.json NEW.json [--threshold PCT] [--noise-factor K]\n"
         "                   [--base-strategy S --new-strategy S]\n"
+        "       tscan-bench summary REPORT.json [--json] [--strategy S]\n"
         "\n"
         "Checks every case against tscan_scan_reference, then times it (L2 flushed before each\n"
         "sample, CUDA events around the launch) beside a device-to-device copy of the same bytes.\n"
@@ -28,6 +31,12 @@ void print_run_usage(FILE *out) {
         "    --axis N           scan axis of the preceding --shape (default: its last)\n"
         "    --layout L         packed, transposed or padded input for the preceding --shape\n"
         "  --sweep FILE.json    replace the built-in sweep (format: bench/README.md)\n"
+        "  --random N           N cases drawn from --seed instead of a sweep: shapes, dtypes, forms\n"
+        "                       and input layouts (bench/README.md); --dtype, --op, --direction\n"
+        "                       and --exclusive limit the draws, --algo the strategies run\n"
+        "    --random-min-mib X, --random-max-mib X\n"
+        "                       tensor bytes of a draw, log-uniform (default 64 to 1024 MiB on\n"
+        "                       the GPU, 0.25 to 2 on the reference backend)\n"
         "  --quick              a short sweep: float32 sum, AUTO on every class, every strategy\n"
         "                       on a sparse ladder\n"
         "  --list               print the cases and run nothing (with --output: as JSON)\n"
@@ -41,7 +50,7 @@ void print_run_usage(FILE *out) {
         "                       (default 0.25 on the GPU, 0.1 on the reference backend); a case\n"
         "                       whose minimum samples alone would take longer is not timed\n"
         "  --warmup N           untimed runs before sampling (default 3)\n"
-        "  --seed N             input data seed\n"
+        "  --seed N             input data seed (and the random sweep's)\n"
         "  --output FILE        JSON report (default tscan-bench.json)\n"
         "  --help\n"
         "\n"
@@ -85,6 +94,26 @@ static int update_last_shape(bench_options *o, const char *flag, uint32_t axis, 
     if (shape_init(&o->shapes[o->shape_count - 1], given.class_name, given.ndim, given.sizes, axis, layout, NULL,
                    NULL, message, sizeof message)) {
         snprintf(err, errlen, "%s: %s", flag, message);
+        return -1;
+    }
+    return 0;
+}
+
+/* --random replaces the sweep: it does not mix with what builds one, and its byte range
+ * needs --random and an order. */
+static int check_random_options(const bench_options *o, char *err, size_t errlen) {
+    const char *other = o->sweep_path ? "--sweep" : o->shape_count ? "--shape" : o->quick ? "--quick" : NULL;
+    if (o->random_count && other) {
+        snprintf(err, errlen, "--random replaces the sweep: it does not take %s", other);
+        return -1;
+    }
+    if (!o->random_count && (o->random_min_mib > 0.0 || o->random_max_mib > 0.0)) {
+        snprintf(err, errlen, "--random-%s-mib needs --random N", o->random_min_mib > 0.0 ? "min" : "max");
+        return -1;
+    }
+    if (o->random_min_mib > 0.0 && o->random_max_mib > 0.0 && o->random_min_mib > o->random_max_mib) {
+        snprintf(err, errlen, "--random-min-mib %g is above --random-max-mib %g", o->random_min_mib,
+                 o->random_max_mib);
         return -1;
     }
     return 0;
@@ -139,7 +168,7 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
             static const char *const value_flags[] = {
                 "--dtype", "--op", "--direction", "--exclusive", "--algo", "--shape", "--axis", "--layout",
                 "--sweep", "--output", "--backend", "--device", "--min-samples", "--warmup", "--max-noise",
-                "--time-limit", "--seed"};
+                "--time-limit", "--seed", "--random", "--random-min-mib", "--random-max-mib"};
             size_t f = 0;
             while (f < sizeof value_flags / sizeof value_flags[0] && strcmp(flag, value_flags[f])) ++f;
             if (f == sizeof value_flags / sizeof value_flags[0]) {
@@ -232,10 +261,19 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
         } else if (!strcmp(flag, "--time-limit")) {
             if (parse_positive_double(flag, value, &o->measure.time_limit, err, errlen)) return -1;
             o->time_limit_given = 1;
+        } else if (!strcmp(flag, "--random")) {
+            if (parse_int(flag, value, 1, 1000000, &o->random_count, err, errlen)) return -1;
+        } else if (!strcmp(flag, "--random-min-mib") || !strcmp(flag, "--random-max-mib")) {
+            double *mib = !strcmp(flag, "--random-min-mib") ? &o->random_min_mib : &o->random_max_mib;
+            if (parse_positive_double(flag, value, mib, err, errlen)) return -1;
+            if (*mib > RANDOM_LIMIT_MIB) {
+                snprintf(err, errlen, "%s: %s MiB is over the limit of %g MiB", flag, value, RANDOM_LIMIT_MIB);
+                return -1;
+            }
         } else { /* --seed: below 2^53, so that the report's JSON number holds it exactly */
             if (parse_int(flag, value, 0, (INT64_C(1) << 53) - 1, &number, err, errlen)) return -1;
             o->seed = (uint64_t)number;
         }
     }
-    return 0;
+    return check_random_options(o, err, errlen);
 }

@@ -31,6 +31,8 @@ typedef struct bench_options {
     measure_settings measure;
     int time_limit_given;    /* the default limit depends on the backend */
     uint64_t seed;
+    int64_t random_count;                  /* --random N: N drawn cases replace the sweep; 0: none */
+    double random_min_mib, random_max_mib; /* tensor bytes of a draw; 0: the backend's default */
 } bench_options;
 
 /* Parses argv[1..] of a run. Returns 0, or -1 with a message naming the problem in err. */

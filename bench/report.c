@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "summary.h"
+
 /* ---- context ------------------------------------------------------------------------------ */
 
 /* argv joined with spaces, arguments that need it in single quotes, as a shell would take it. */
@@ -165,7 +167,16 @@ static cJSON *device_json(const device_info *d) {
 static cJSON *settings_json(const run_context *context) {
     const bench_options *o = context->options;
     cJSON *object = cJSON_CreateObject();
-    cJSON_AddStringToObject(object, "sweep", o->sweep_path ? o->sweep_path : o->quick ? "default (quick)" : "default");
+    cJSON_AddStringToObject(object, "sweep", o->random_count ? "random"
+                                             : o->sweep_path ? o->sweep_path
+                                             : o->quick      ? "default (quick)"
+                                                             : "default");
+    if (o->random_count) {
+        cJSON *random = cJSON_AddObjectToObject(object, "random");
+        cJSON_AddNumberToObject(random, "count", (double)o->random_count);
+        cJSON_AddNumberToObject(random, "min_mib", o->random_min_mib);
+        cJSON_AddNumberToObject(random, "max_mib", o->random_max_mib);
+    }
     cJSON_AddBoolToObject(object, "quick", o->quick);
     cJSON_AddNumberToObject(object, "device", o->device);
     cJSON_AddNumberToObject(object, "min_samples", (double)context->measure->min_samples);
@@ -176,6 +187,7 @@ static cJSON *settings_json(const run_context *context) {
     cJSON_AddNumberToObject(object, "flush_bytes", (double)context->flush_bytes);
     cJSON_AddNumberToObject(object, "check_full_limit_elements", (double)CHECK_FULL_LIMIT);
     cJSON_AddNumberToObject(object, "check_sample_elements", (double)CHECK_SAMPLE_ELEMENTS);
+    cJSON_AddNumberToObject(object, "check_min_lines", (double)CHECK_MIN_LINES);
     return object;
 }
 
@@ -363,8 +375,8 @@ static int write_json(const char *path, cJSON *root, char *err, size_t errlen) {
 }
 
 int report_write(const char *path, const run_context *context, const bench_case *cases, size_t count,
-                 const run_results *results, char *err, size_t errlen) {
-    cJSON *root = report_root(REPORT_FORMAT, context), *copies, *benchmarks, *summary;
+                 const run_results *results, FILE *table, char *err, size_t errlen) {
+    cJSON *root = report_root(REPORT_FORMAT, context), *copies, *benchmarks, *summary, *distribution;
     copies = cJSON_AddArrayToObject(root, "copies");
     for (size_t k = 0; k < results->copy_count; ++k) cJSON_AddItemToArray(copies, copy_json(context, &results->copies[k]));
     benchmarks = cJSON_AddArrayToObject(root, "benchmarks");
@@ -376,6 +388,13 @@ int report_write(const char *path, const run_context *context, const bench_case 
     cJSON_AddNumberToObject(summary, "failed", (double)results->failed);
     cJSON_AddNumberToObject(summary, "skipped", (double)results->skipped);
     cJSON_AddNumberToObject(summary, "walltime", results->walltime);
+    if (!(distribution = distribution_json(benchmarks, distribution_strategy(context->backend)))) {
+        cJSON_Delete(root);
+        snprintf(err, errlen, "%s: out of memory summarising the report", path);
+        return -1;
+    }
+    cJSON_AddItemToObject(summary, "distribution", distribution);
+    if (table) distribution_print(table, distribution);
     return write_json(path, root, err, errlen);
 }
 

@@ -2,6 +2,8 @@
 #ifndef TSCAN_BENCH_REPORT_H
 #define TSCAN_BENCH_REPORT_H
 
+#include <stdio.h>
+
 #include "backend.h"
 #include "options.h"
 #include "run.h"
@@ -24,9 +26,10 @@ typedef struct run_context {
     const char *gpu_unavailable;     /* why there is no GPU, or NULL */
 } run_context;
 
-/* Writes the report; returns 0, or -1 with a message. */
+/* Writes the report, and its summary's distribution as a table to `table` unless NULL;
+ * returns 0, or -1 with a message. */
 int report_write(const char *path, const run_context *context, const bench_case *cases, size_t count,
-                 const run_results *results, char *err, size_t errlen);
+                 const run_results *results, FILE *table, char *err, size_t errlen);
 
 /* Writes the cases alone (--list --output): what bench/peers.py reads to time the same cases. */
 int case_list_write(const char *path, const run_context *context, const bench_case *cases, size_t count,

@@ -21,14 +21,12 @@ void format_seconds(char *buf, size_t len, double s) {
 
 const char *stop_reason_name(stop_reason r) { return r == STOP_NOISE ? "noise" : "time_limit"; }
 
-static int compare_doubles(const void *a, const void *b) {
+int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Quantile of sorted values by linear interpolation between order statistics (the
- * "type 7" rule of R and numpy's default), so reports match what numpy would compute. */
-static double quantile(const double *sorted, int64_t n, double q) {
+double quantile(const double *sorted, int64_t n, double q) {
     double position = q * (double)(n - 1);
     int64_t below = (int64_t)floor(position);
     double fraction = position - (double)below;

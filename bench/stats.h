@@ -36,6 +36,13 @@ typedef int (*sample_fn)(void *ctx, double *seconds, char *err, size_t errlen);
 int measure(const measure_settings *settings, sample_fn sample, void *ctx, timing_stats *stats,
             char *err, size_t errlen);
 
+/* qsort's comparison of doubles, ascending. */
+int compare_doubles(const void *a, const void *b);
+
+/* Quantile q of n >= 1 sorted values by linear interpolation between order statistics (the
+ * "type 7" rule of R and numpy's default), so reports match what numpy would compute. */
+double quantile(const double *sorted, int64_t n, double q);
+
 /* Monotonic clock, seconds. */
 double bench_now(void);
 

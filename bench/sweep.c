@@ -108,7 +108,7 @@ const char *strategy_name(int strategy) {
 
 /* ---- shapes ------------------------------------------------------------------------------ */
 
-static void packed_strides(uint32_t ndim, const int64_t *sizes, int64_t *strides) {
+void packed_strides(uint32_t ndim, const int64_t *sizes, int64_t *strides) {
     int64_t stride = 1;
     for (uint32_t d = ndim; d-- > 0;) {
         strides[d] = stride;
@@ -252,9 +252,7 @@ static int same_geometry(const bench_shape *a, const bench_shape *b) {
 
 /* ---- building sweeps ---------------------------------------------------------------------- */
 
-/* Adds a shape unless one of the same geometry is there (the first class name stays);
- * returns its id, or (size_t)-1 when out of memory. */
-static size_t sweep_add_shape(bench_sweep *sweep, const bench_shape *shape) {
+size_t sweep_add_shape(bench_sweep *sweep, const bench_shape *shape) {
     bench_shape *grown;
     for (size_t i = 0; i < sweep->shape_count; ++i)
         if (same_geometry(&sweep->shapes[i], shape)) return i;
@@ -265,8 +263,7 @@ static size_t sweep_add_shape(bench_sweep *sweep, const bench_shape *shape) {
     return sweep->shape_count++;
 }
 
-/* Appends an entry that owns a copy of the shape ids. */
-static int sweep_add_entry(bench_sweep *sweep, const size_t *shape_ids, size_t shape_count,
+int sweep_add_entry(bench_sweep *sweep, const size_t *shape_ids, size_t shape_count,
                            const uint32_t *masks) {
     sweep_entry *grown = realloc(sweep->entries, (sweep->entry_count + 1) * sizeof *grown);
     sweep_entry *entry;

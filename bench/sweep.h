@@ -81,6 +81,9 @@ int shape_init(bench_shape *shape, const char *class_name, uint32_t ndim, const 
 /* Parses "AxBxC" into sizes; returns the number of dimensions, or 0 with a message. */
 uint32_t parse_sizes(const char *text, int64_t *sizes, char *err, size_t errlen);
 
+/* Row-major strides (elements) of a packed tensor of these sizes. */
+void packed_strides(uint32_t ndim, const int64_t *sizes, int64_t *strides);
+
 int64_t shape_numel(const bench_shape *shape);
 int64_t shape_lines(const bench_shape *shape);
 /* Smallest and largest element offsets of a view with these strides. */
@@ -91,6 +94,11 @@ void view_extent(const bench_shape *shape, const int64_t *strides, int64_t *lowe
 int sweep_default(bench_sweep *sweep, int reference_backend, int quick);
 /* Reads a sweep file (format in bench/README.md). err names the file and the field. */
 int sweep_load_file(bench_sweep *sweep, const char *path, char *err, size_t errlen);
+/* Adds a shape unless one of the same geometry is there (the first class name stays);
+ * returns its id, or (size_t)-1 when out of memory. */
+size_t sweep_add_shape(bench_sweep *sweep, const bench_shape *shape);
+/* Appends an entry that owns a copy of the shape ids. */
+int sweep_add_entry(bench_sweep *sweep, const size_t *shape_ids, size_t shape_count, const uint32_t *masks);
 /* Command-line overrides: shapes replace every entry's shapes, a non-zero mask replaces
  * every entry's selection of that axis. */
 int sweep_override(bench_sweep *sweep, const bench_shape *shapes, size_t shape_count,

@@ -30,8 +30,11 @@ class EndToEndTest(TempDirCase):
         self.assertEqual({(b["direction"], b["exclusive"]) for b in benchmarks},
                          {("increasing", False), ("increasing", True), ("decreasing", False), ("decreasing", True)})
         self.assertLessEqual({"float32", "float16", "int32"}, {b["dtype"] for b in benchmarks})
-        # The table: a header and one row per case, each marked ok.
-        lines = result.stdout.splitlines()
+        # The table: a header and one row per case, each marked ok; then, after a blank line,
+        # the distribution.
+        lines, distribution = result.stdout.split("\n\n", 1)
+        lines = lines.splitlines()
+        self.assertIn("reference's % of copy over", distribution)
         self.assertTrue(lines[0].startswith("case"))
         self.assertEqual(len(lines) - 1, len(benchmarks))
         self.assertTrue(all(line.endswith(" ok") for line in lines[1:]))
