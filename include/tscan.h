@@ -114,9 +114,13 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
                                        const tscan_tensor *output, size_t *bytes);
 
 /* Scans device memory on `stream`. Asynchronous: allocates nothing, synchronises nothing,
- * may be captured in a CUDA graph and called from several threads on several streams.
- * `workspace` must hold the bytes the size query gave (NULL when it gave 0); concurrent
- * calls need separate workspaces. Invalid input launches nothing and writes nothing. */
+ * may be captured in a CUDA graph (memory from cudaMallocAsync in the same capture included)
+ * and called from several threads on several streams; it finishes whatever else runs on the
+ * GPU. `workspace` must hold the bytes the size query gave (NULL when it gave 0); concurrent
+ * calls need separate workspaces. Invalid input launches nothing and writes nothing: memory
+ * that the stream's device cannot reach is refused, naming its device. A CUDA error left
+ * pending by the caller is left pending, and the call returns TSCAN_ERROR_CUDA naming it
+ * without launching; a CUDA error of its own is returned, with CUDA's text, and cleared. */
 tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input,
                         const tscan_tensor *output, void *workspace, size_t workspace_bytes,
                         cudaStream_t stream);

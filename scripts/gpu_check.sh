@@ -38,6 +38,8 @@ if [ "$quick" = "--quick" ]; then
   step tests "$tests/tscan_tests" -j8
 else
   step tests-large env TSCAN_TEST_LARGE=1 "$tests/tscan_tests" -j4
+  # The stress suite once more on a GPU it has to itself (above, it shares it with other suites).
+  step stress "$tests/tscan_tests" --filter 'gpu_stress/*' -j1
 fi
 step contract-c "$tests/tscan_contract_c"
 step contract-cpp "$tests/tscan_contract_cpp"
