@@ -74,3 +74,10 @@ tscan_status tscan_current_device_info(const tscan_device_info **info) {
     if (e != cudaSuccess) return cuda_failure(e, "cudaGetDevice", -1);
     return tscan_device_info_of(device, info);
 }
+
+int tscan_planning_sm_count(void) {
+    enum { H100_SMS = 132 };
+    const tscan_device_info *info = NULL;
+    if (tscan_current_device_info(&info) != TSCAN_SUCCESS && !info) return H100_SMS;
+    return info->sm_count;
+}

@@ -19,6 +19,7 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
  * where their layout packs (tscan_lookback_packs_words); where it does not, lookback loads
  * them one at a time and they stay with rows, CUB and columns. */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
+    const int sms = tscan_planning_sm_count();
     const int small = p->elem_size <= 2;
     const int words = small && tscan_lookback_packs_words(p);
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
@@ -39,14 +40,14 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * products and decreasing scans, is behind (70%). Half types go through a converting
          * iterator in CUB (50%): behind lookback's words (90%), ahead of its single elements
          * (35%). Where the line packs in 16-byte vectors into two tiles of 16 KB or more, all
-         * of which an H100 holds at once (528: 4 blocks an SM), lookback's one-wave path leads
+         * of which the device holds at once (4 blocks an SM: 528 on an H100), lookback's one-wave path leads
          * CUB and rows (2^13 float32: 6.5 us against rows' 7.6, one tile 5.7-5.8 either way;
          * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
          * against 12.1-12.5), and about ties CUB at 2^20 of 8-byte types (512 tiles: float64
          * 14.4-14.5 against 14.4-14.6; int64 14.8-15.0 against 14.4-14.7, since its loads are
          * no longer serialized, 8479449). */
         const int64_t wave_tiles = p->lines <= 4 ? tscan_lookback_one_wave_tiles(p) : 0;
-        const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 528;
+        const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 4 * (int64_t)sms;
         if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
@@ -62,7 +63,10 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * lookback 95.6% vs rows 93.3, 16384 x 16384 float16 90.4 vs 89.3, 65536 x 4096
          * float64 96.8 vs 92.9 (half a tile, 65536 x 4096 float32: 77% vs 94). */
         const int many_lines = p->lines >= 1024;
-        if (small && !words) return TSCAN_ALGO_ROWS;
+        /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
+         * idle, and lookback's single elements split them across blocks instead ((15, 16237291)
+         * bfloat16 on an H100: rows 5.6 % of the copy, lookback 55). */
+        if (small && !words) return p->lines < sms && n_units > 8192 ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
             p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0)
             return TSCAN_ALGO_LOOKBACK;

@@ -110,6 +110,10 @@ typedef struct tscan_device_info {
 tscan_status tscan_device_info_of(int device, const tscan_device_info **info);
 tscan_status tscan_current_device_info(const tscan_device_info **info);
 
+/* The multiprocessors AUTO plans for: the current device's, or an H100's 132 where no device
+ * answers (a host-only query; nothing will run). */
+int tscan_planning_sm_count(void);
+
 /* cudaSuccess when the current device can run this build's kernels (cuda/kernel_image.cu). */
 cudaError_t tscan_probe_kernel_image(void);
 

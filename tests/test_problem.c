@@ -210,6 +210,20 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Rows give a line one block at most: fewer long lines of unpackable small elements than the
+ * device has SMs go to lookback's single elements, which split each line across blocks; as many
+ * lines as SMs, or short ones, stay with rows. The odd lengths keep the axis from packing. */
+Test(auto_dispatch, few_long_unpacked_lines_split_across_blocks) {
+    const int64_t sms = tscan_planning_sm_count();
+    const layout_case cases[] = {
+        {TSCAN_BFLOAT16, 2, {15, 16237291}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_INT8, 2, {sms, 1000003}, 1, 0, TSCAN_ALGO_ROWS},
+        {TSCAN_FLOAT16, 2, {15, 8191}, 1, 0, TSCAN_ALGO_ROWS},
+    };
+    expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
+}
+
 /* 4- and 8-byte elements along a strided axis of many columns go to lookback's banded chains
  * from an axis of 1024, where rows are a multiple of 128 bytes apart; a shorter axis, or rows
  * that are not, keep columns (measured: bench/NOTES.md, "bands of chains"). */
