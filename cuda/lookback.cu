@@ -1270,8 +1270,9 @@ template <tscan_dtype D> struct lookback_launch {
         const size_t smem = dynamic_smem_bytes<T, V>();
         const tscan_device_info *dev;
         cudaFuncAttributes attributes;
+        if (!workspace && !tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
         tscan_status s = tscan_current_device_info(&dev);
-        if (s != TSCAN_SUCCESS) return workspace ? s : TSCAN_SUCCESS;  // a query, with no device to fit: yes
+        if (s != TSCAN_SUCCESS) return s;
         TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, lookback_kernel<K, Cols, V>));
         if (smem + attributes.sharedSizeBytes > dev->smem_per_block_optin)
             return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,

@@ -75,9 +75,16 @@ tscan_status tscan_current_device_info(const tscan_device_info **info) {
     return tscan_device_info_of(device, info);
 }
 
+int tscan_device_present(void) {
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) return 1;
+    (void)cudaGetLastError();
+    return 0;
+}
+
 int tscan_planning_sm_count(void) {
     enum { H100_SMS = 132 };
     const tscan_device_info *info = NULL;
-    if (tscan_current_device_info(&info) != TSCAN_SUCCESS && !info) return H100_SMS;
-    return info->sm_count;
+    if (tscan_device_present() && tscan_current_device_info(&info) == TSCAN_SUCCESS) return info->sm_count;
+    return H100_SMS;
 }

@@ -110,6 +110,9 @@ typedef struct tscan_device_info {
 tscan_status tscan_device_info_of(int device, const tscan_device_info **info);
 tscan_status tscan_current_device_info(const tscan_device_info **info);
 
+/* 1 when the runtime has a current device; asks quietly (no message, no error left). */
+int tscan_device_present(void);
+
 /* The multiprocessors AUTO plans for: the current device's, or an H100's 132 where no device
  * answers (a host-only query; nothing will run). */
 int tscan_planning_sm_count(void);
