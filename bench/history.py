@@ -360,8 +360,10 @@ showCases();
 
 def page(history):
     data = dict(history, min_step=MIN_STEP)
+    # One line per element: the page is an output, not a second copy of this source to read.
+    compact = " ".join(line.strip() for line in PAGE.splitlines())
     # "</" inside a script element would end it early.
-    return PAGE.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    return compact.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/")) + "\n"
 
 
 # ---- commands ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ typedef struct run_context {
     size_t flush_bytes;
     const device_info *device;       /* NULL without a GPU */
     const char *gpu_unavailable;     /* why there is no GPU, or NULL */
+    const tscan_library *library;    /* the build the cases ran (tscan-bench ab: one of two) */
 } run_context;
 
 /* Writes the report; returns 0, or -1 with a message. */
