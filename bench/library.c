@@ -1,4 +1,5 @@
 /* library.c - the linked library's entry points, or a build's loaded with dlopen. */
+#define _GNU_SOURCE /* RTLD_DEEPBIND */
 #include "library.h"
 
 #include <dlfcn.h>
@@ -24,7 +25,9 @@ const tscan_library tscan_linked_library = {
 int tscan_library_load(tscan_library *library, const char *path, char *err, size_t errlen) {
     memset(library, 0, sizeof *library);
     library->path = path;
-    if (!(library->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+    /* DEEPBIND: the build's calls to its own exported functions resolve in the build, not in the
+     * libtscan tscan-bench links (which comes first in the global scope). */
+    if (!(library->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND))) {
         snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());
         return -1;
     }

@@ -23,8 +23,8 @@ typedef struct tscan_library {
 
 extern const tscan_library tscan_linked_library;
 
-/* Loads the shared library at `path` (RTLD_NOW | RTLD_LOCAL, so that two builds keep their own
- * symbols) and resolves every entry point. Returns 0, or -1 with a message naming the path. */
+/* Loads the shared library at `path` (RTLD_LOCAL and RTLD_DEEPBIND, so that two builds keep
+ * their own symbols) and resolves every entry point. Returns 0, or -1 with a message naming the path. */
 int tscan_library_load(tscan_library *library, const char *path, char *err, size_t errlen);
 void tscan_library_close(tscan_library *library);
 
