@@ -4,9 +4,9 @@
  *
  * Each case timed in both is judged twice: by its absolute median and by its median relative
  * to the same-run copy of the same bytes (which cancels the machine's bandwidth of that run).
- * Both must clear the allowed change, max(threshold, k x within-run noise, run-to-run spread),
- * for SLOW or FAST; when one clears it and the other is near zero, the near-zero one decides
- * SAME; any other disagreement is AMBIGUOUS.
+ * Either within the noise, max(threshold, k x within-run noise), decides SAME (it explains the
+ * other away); both beyond the allowed change, max(noise, run-to-run spread), in one direction
+ * decide SLOW or FAST; anything else is AMBIGUOUS.
  */
 #include "compare.h"
 
