@@ -116,7 +116,7 @@ static cJSON *context_json(const run_context *context) {
     cJSON_AddStringToObject(object, "executable", context->argv[0]);
     add_string_or_null(object, "command_line", line);
     cJSON_AddNumberToObject(object, "num_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
-    cJSON_AddStringToObject(object, "library_version", tscan_version_string());
+    cJSON_AddStringToObject(object, "library_version", context->library->version_string());
     cJSON_AddStringToObject(object, "library_build_type", TSCAN_BENCH_BUILD_TYPE);
     add_string_or_null(object, "git_commit", commit);
     if (commit && dirty >= 0) cJSON_AddBoolToObject(object, "git_dirty", dirty);
@@ -134,6 +134,12 @@ static cJSON *context_json(const run_context *context) {
     if (context->gpu_unavailable)
         cJSON_AddItemToArray(notes, cJSON_CreateString("no GPU: the cases ran tscan_scan_reference on host memory, "
                                                        "timed with the host clock; the copy ceiling is memcpy"));
+    if (context->library->path) {
+        char note[1200];
+        snprintf(note, sizeof note, "the library was loaded from %s (tscan-bench ab); git_commit is tscan-bench's "
+                 "source tree, not necessarily that build's", context->library->path);
+        cJSON_AddItemToArray(notes, cJSON_CreateString(note));
+    }
     free(commit);
     free(status);
     free(line);

@@ -175,7 +175,7 @@ static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_stra
     for (uint32_t d = 1; d < in->ndim; ++d)
         if (in->sizes[d] > in->sizes[largest]) largest = d;
     sub_in.sizes[largest] = sub_out.sizes[largest] = (in->sizes[largest] + PROBE_FRACTION - 1) / PROBE_FRACTION;
-    if (gpu_strategy && tscan_scan_supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
+    if (gpu_strategy && b->library->supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
     if (b->begin_case(b, desc, &sub_in, &sub_out, &workspace, err, errlen)) return -1;
     /* Twice, keeping the second: the first launch of a kernel pays one-time costs (lazy module
      * loading: 2 ms measured, which put a 0.76 ms case at 0.13 s). */
@@ -232,19 +232,19 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     desc.algo = c->strategy == STRATEGY_REFERENCE ? TSCAN_ALGO_AUTO : (tscan_algo)c->strategy;
 
     if (c->strategy != STRATEGY_REFERENCE) {
-        status = tscan_scan_supported(&desc, &in, &out);
+        status = b->library->supported(&desc, &in, &out);
         if (status == TSCAN_ERROR_NOT_SUPPORTED) {
-            set_outcome(r, CASE_SKIPPED, "%s", tscan_last_error());
+            set_outcome(r, CASE_SKIPPED, "%s", b->library->last_error());
             return;
         }
         if (status != TSCAN_SUCCESS) {
-            set_outcome(r, CASE_FAILED, "tscan_scan_supported: %s: %s", tscan_status_string(status),
-                        tscan_last_error());
+            set_outcome(r, CASE_FAILED, "tscan_scan_supported: %s: %s", b->library->status_string(status),
+                        b->library->last_error());
             return;
         }
         if (desc.algo == TSCAN_ALGO_AUTO) {
             tscan_algo chosen;
-            if (tscan_scan_auto_algo(&desc, &in, &out, &chosen) == TSCAN_SUCCESS) r->resolved_strategy = (int)chosen;
+            if (b->library->auto_algo(&desc, &in, &out, &chosen) == TSCAN_SUCCESS) r->resolved_strategy = (int)chosen;
         }
     }
     /* AUTO may choose differently for the smaller tensor, so its probe would say little. */
@@ -331,25 +331,32 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     r->status = CASE_PASSED;
 }
 
-int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed, const bench_case *cases,
-              size_t count, run_results *results, FILE *table) {
-    group_state group;
+int run_cases(bench_backend *const *backends, size_t backend_count, const measure_settings *settings, uint64_t seed,
+              const bench_case *cases, size_t count, run_results *results, FILE *table) {
+    group_state groups[MAX_BACKENDS];
+    slow_pair *slow[MAX_BACKENDS] = {NULL};
     progress p;
     double start = bench_now();
-    size_t shape_slots = 0;
-    slow_pair *slow;
+    size_t shape_slots = 0, slots;
+    int out_of_memory = 0;
 
-    memset(results, 0, sizeof *results);
-    memset(&group, 0, sizeof group);
     for (size_t i = 0; i < count; ++i)
         if (cases[i].shape_id >= shape_slots) shape_slots = cases[i].shape_id + 1;
-    slow = calloc((shape_slots ? shape_slots : 1) * (STRATEGY_REFERENCE + 1), sizeof *slow);
-    results->cases = calloc(count ? count : 1, sizeof *results->cases);
-    /* At most one copy per case. */
-    results->copies = calloc(count ? count : 1, sizeof *results->copies);
-    if (!slow || !results->cases || !results->copies) {
-        free(slow);
-        run_results_free(results);
+    slots = (shape_slots ? shape_slots : 1) * (STRATEGY_REFERENCE + 1);
+    memset(groups, 0, sizeof groups);
+    for (size_t k = 0; k < backend_count; ++k) {
+        memset(&results[k], 0, sizeof results[k]);
+        slow[k] = calloc(slots, sizeof *slow[k]);
+        results[k].cases = calloc(count ? count : 1, sizeof *results[k].cases);
+        /* At most one copy per case. */
+        results[k].copies = calloc(count ? count : 1, sizeof *results[k].copies);
+        out_of_memory |= !slow[k] || !results[k].cases || !results[k].copies;
+    }
+    if (out_of_memory || backend_count > MAX_BACKENDS) {
+        for (size_t k = 0; k < backend_count && k < MAX_BACKENDS; ++k) {
+            free(slow[k]);
+            run_results_free(&results[k]);
+        }
         return -1;
     }
     memset(&p, 0, sizeof p);
@@ -358,24 +365,32 @@ int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed,
 
     table_header(table);
     for (size_t i = 0; i < count; ++i) {
-        case_result *r = &results->cases[i];
-        r->copy_index = -1;
-        r->resolved_strategy = -1;
-        nvtxRangePushA(cases[i].name);
-        run_case(b, &group, settings, seed, &cases[i],
-                 &slow[cases[i].shape_id * (STRATEGY_REFERENCE + 1) + (size_t)cases[i].strategy], r, results);
-        nvtxRangePop();
-        if (r->status == CASE_PASSED) results->passed++;
-        else if (r->status == CASE_FAILED) results->failed++;
-        else results->skipped++;
-        table_row(table, &cases[i], r, results);
+        /* Backends take turns case by case, in alternating order, so that drift and the order
+         * within a pair fall on each alike. */
+        for (size_t turn = 0; turn < backend_count; ++turn) {
+            size_t k = i % 2 ? backend_count - 1 - turn : turn;
+            case_result *r = &results[k].cases[i];
+            r->copy_index = -1;
+            r->resolved_strategy = -1;
+            nvtxRangePushA(cases[i].name);
+            run_case(backends[k], &groups[k], settings, seed, &cases[i],
+                     &slow[k][cases[i].shape_id * (STRATEGY_REFERENCE + 1) + (size_t)cases[i].strategy], r,
+                     &results[k]);
+            nvtxRangePop();
+            if (r->status == CASE_PASSED) results[k].passed++;
+            else if (r->status == CASE_FAILED) results[k].failed++;
+            else results[k].skipped++;
+        }
+        for (size_t k = 0; k < backend_count; ++k) table_row(table, &cases[i], &results[k].cases[i], &results[k]);
         progress_update(&p, &cases[i], i + 1, count);
     }
-    results->walltime = bench_now() - start;
-    b->host_free(group.host_in);
-    b->host_free(group.host_out);
-    reference_free(&group.ref);
-    free(slow);
+    for (size_t k = 0; k < backend_count; ++k) {
+        results[k].walltime = bench_now() - start;
+        backends[k]->host_free(groups[k].host_in);
+        backends[k]->host_free(groups[k].host_out);
+        reference_free(&groups[k].ref);
+        free(slow[k]);
+    }
     return 0;
 }
 
