@@ -65,7 +65,7 @@ static int run_main(int argc, char **argv) {
     run_context context;
     measure_settings settings;
     char err[1024], no_gpu[512];
-    int have_device, reference, status;
+    int have_device, reference, status, overridden;
 
     if (parse_run_options(argc, argv, &o, err, sizeof err)) return usage_error(err);
     if (o.help) {
@@ -83,8 +83,13 @@ static int run_main(int argc, char **argv) {
         backend.destroy(&backend);
         return o.sweep_path ? usage_error(err) : usage_error("out of memory building the sweep");
     }
-    if (sweep_override(&sweep, o.shapes, o.shape_count, o.masks) ||
-        sweep_expand(&sweep, reference, &cases, &count)) {
+    overridden = sweep_override(&sweep, o.shapes, o.shape_count, o.masks) == 0;
+    if (overridden && sweep_output_dtype(&sweep, o.output_dtype, err, sizeof err)) {
+        sweep_free(&sweep);
+        backend.destroy(&backend);
+        return usage_error(err);
+    }
+    if (!overridden || sweep_expand(&sweep, reference, &cases, &count)) {
         sweep_free(&sweep);
         backend.destroy(&backend);
         fprintf(stderr, "tscan-bench: out of host memory expanding the sweep\n");

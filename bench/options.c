@@ -21,6 +21,8 @@ void print_run_usage(FILE *out) {
         "  --op LIST            sum, prod, or all\n"
         "  --dtype LIST         float32, float16, bfloat16, float64, int8, uint8, int16, uint16,\n"
         "                       int32, uint32, int64, uint64, or all\n"
+        "  --output-dtype D     scan every dtype into the wider output D (int32 for uint8 masks,\n"
+        "                       float32 for float16...); each --dtype must widen into it\n"
         "  --algo LIST          auto, cub_device, rows, columns, lookback, or all\n"
         "  --direction LIST     increasing, decreasing, or both\n"
         "  --exclusive LIST     no, yes, or both\n"
@@ -105,6 +107,7 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
     o->measure.min_samples = 10;
     o->measure.max_noise = 0.005;
     o->seed = 0x5eed;
+    o->output_dtype = -1;
 
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i], *eq = strchr(arg, '='), *value = NULL;
@@ -139,7 +142,7 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
             static const char *const value_flags[] = {
                 "--dtype", "--op", "--direction", "--exclusive", "--algo", "--shape", "--axis", "--layout",
                 "--sweep", "--output", "--backend", "--device", "--min-samples", "--warmup", "--max-noise",
-                "--time-limit", "--seed"};
+                "--time-limit", "--seed", "--output-dtype"};
             size_t f = 0;
             while (f < sizeof value_flags / sizeof value_flags[0] && strcmp(flag, value_flags[f])) ++f;
             if (f == sizeof value_flags / sizeof value_flags[0]) {
@@ -201,6 +204,11 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
                     return -1;
                 }
                 if (update_last_shape(o, flag, last->axis, layout, err, errlen)) return -1;
+            }
+        } else if (!strcmp(flag, "--output-dtype")) {
+            if ((o->output_dtype = parse_dtype_name(value)) < 0) {
+                snprintf(err, errlen, "--output-dtype: unknown dtype '%s'", value);
+                return -1;
             }
         } else if (!strcmp(flag, "--sweep")) {
             o->sweep_path = value;

@@ -31,6 +31,7 @@ typedef struct bench_options {
     measure_settings measure;
     int time_limit_given;    /* the default limit depends on the backend */
     uint64_t seed;
+    int output_dtype; /* --output-dtype: a tscan_dtype, or -1 (each case's input dtype) */
 } bench_options;
 
 /* Parses argv[1..] of a run. Returns 0, or -1 with a message naming the problem in err. */
