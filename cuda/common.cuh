@@ -78,7 +78,7 @@ template <> struct dtype_traits<TSCAN_BFLOAT16> {
 };
 
 // The list and the table agree on every element size, or the build stops here.
-#define TSCAN_CHECK_SIZE(D, name, bytes, kind)                                                   \
+#define TSCAN_CHECK_SIZE(D, name, bytes, kind)                                             \
     static_assert(sizeof(typename dtype_traits<D>::T) == (bytes), "size of " #name);
 TSCAN_DTYPE_LIST(TSCAN_CHECK_SIZE)
 #undef TSCAN_CHECK_SIZE
@@ -89,7 +89,7 @@ template <template <tscan_dtype> class Kernel, class... Args>
 tscan_status dispatch_dtype(tscan_dtype d, Args &&...args) {
     switch (d) {
 #define TSCAN_DTYPE_CASE(D, name, bytes, kind) \
-    case D:                              \
+    case D:                                    \
         return Kernel<D>::run(args...);
         TSCAN_DTYPE_LIST(TSCAN_DTYPE_CASE)
 #undef TSCAN_DTYPE_CASE
@@ -122,14 +122,17 @@ template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const 
 }
 
 // The input element at p, of dtype `in`, as D's storage type. Only the pairs that
-// tscan_pair_allowed lists are instantiated; validation has refused the others.
+// tscan_pair_allowed lists are instantiated; validation has refused the others, so the end
+// of the switch is not reached. `in` == D is an input of D's width and the output's other
+// signedness (uint8 into int8 runs the uint8 kernel): its bits as they are.
 template <tscan_dtype D>
 __device__ __forceinline__ typename dtype_traits<D>::T read_widened(const char *p, tscan_dtype in) {
     using T = typename dtype_traits<D>::T;
     switch (in) {
-#define TSCAN_WIDEN_CASE(I, name, bytes, kind)                                 \
-    case I:                                                                    \
-        if constexpr (I != D && tscan_pair_allowed(I, D)) return converted<I, T>(p); \
+#define TSCAN_WIDEN_CASE(I, name, bytes, kind)                                   \
+    case I:                                                                      \
+        if constexpr (I == D) return *reinterpret_cast<const T *>(p);            \
+        else if constexpr (tscan_pair_allowed(I, D)) return converted<I, T>(p);  \
         break;
         TSCAN_DTYPE_LIST(TSCAN_WIDEN_CASE)
 #undef TSCAN_WIDEN_CASE
