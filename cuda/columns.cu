@@ -48,10 +48,14 @@ template <class T> struct step_items<T, 1> {
     __device__ __forceinline__ void set(int, T v) { x = v; }
 };
 
+// Single lines (W == 1) of an output dtype that takes narrower inputs read them converted;
+// other kernels compile no widening path.
+template <tscan_dtype D, int W> constexpr bool may_widen = W == 1 && takes_narrower_input(D);
+
 // Scans `rows` (at most kUnroll) consecutive steps of the walk from in (bytes, in_step bytes
 // apart) and out. All loads come before the stores: in place, each element is read before it
-// is overwritten, and the loads overlap in flight. A narrower input (a.widens, single lines
-// only) converts each element to T on load.
+// is overwritten, and the loads overlap in flight. A narrower input (a.widens, may_widen)
+// converts each element to T on load.
 template <tscan_dtype D, int W, int kUnroll>
 __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<typename dtype_traits<D>::A> &op,
                                           const char *in, int64_t in_step, typename dtype_traits<D>::T *out,
@@ -63,7 +67,7 @@ __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<type
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         if (u < rows) {
-            if (W == 1 && a.widens) x[u].set(0, read_widened<D>(in + u * in_step, a.in_dtype));
+            if (may_widen<D, W> && a.widens) x[u].set(0, read_widened<D>(in + u * in_step, a.in_dtype));
             else x[u].load(reinterpret_cast<const T *>(in + u * in_step));
         }
     }
@@ -89,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
     using T = typename Traits::T;
     using A = typename Traits::A;
     const scan_op<A> op{a.prod};
-    const int64_t in_bytes = a.widens ? a.in_bytes : (int64_t)sizeof(T);
+    const int64_t in_bytes = may_widen<D, W> && a.widens ? a.in_bytes : (int64_t)sizeof(T);
     const int64_t in_step = a.in_step * in_bytes;
     const int64_t stride = (int64_t)gridDim.x * kThreads;
     for (int64_t line = (int64_t)blockIdx.x * kThreads + threadIdx.x; line < a.lines; line += stride) {

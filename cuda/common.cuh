@@ -113,7 +113,17 @@ constexpr tscan_dtype kernel_dtype(tscan_dtype d) {
 // A kernel of output dtype D reads a narrower input through the run-time input dtype: each
 // element converted to D's storage type T on load (integers as C converts them, floats
 // exactly), after which the scan is the same-type one. Signed integers may run the unsigned
-// kernel of their width (kernel_dtype): the conversion keeps the same low bits either way.
+// kernel of their width (kernel_dtype): the conversion keeps the same low bits either way, and
+// an input of the output's width (int32 into uint32) is already the unsigned kernel's bits.
+
+// Whether some narrower input may scan into D (tscan_pair_allowed): the kernels of the others
+// (uint8, float16, bfloat16) compile no widening path, and keep their registers.
+constexpr bool takes_narrower_input(tscan_dtype d) {
+#define TSCAN_NARROWER_INPUT(I, name, bytes, kind) || (bytes < tscan_bytes_of(d) && tscan_pair_allowed(I, d))
+    return false TSCAN_DTYPE_LIST(TSCAN_NARROWER_INPUT);
+#undef TSCAN_NARROWER_INPUT
+}
+
 template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const char *p) {
     using TI = typename dtype_traits<In>::T;
     const TI raw = *reinterpret_cast<const TI *>(p);
@@ -121,18 +131,16 @@ template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const 
     else return (T)raw;
 }
 
-// The input element at p, of dtype `in`, as D's storage type. Only the pairs that
-// tscan_pair_allowed lists are instantiated; validation has refused the others, so the end
-// of the switch is not reached. `in` == D is an input of D's width and the output's other
-// signedness (uint8 into int8 runs the uint8 kernel): its bits as they are.
+// The input element at p, of dtype `in` (narrower than D), as D's storage type. Only the
+// narrower pairs that tscan_pair_allowed lists are instantiated; validation has refused the
+// others, so the end of the switch is not reached.
 template <tscan_dtype D>
 __device__ __forceinline__ typename dtype_traits<D>::T read_widened(const char *p, tscan_dtype in) {
     using T = typename dtype_traits<D>::T;
     switch (in) {
-#define TSCAN_WIDEN_CASE(I, name, bytes, kind)                                   \
-    case I:                                                                      \
-        if constexpr (I == D) return *reinterpret_cast<const T *>(p);            \
-        else if constexpr (tscan_pair_allowed(I, D)) return converted<I, T>(p);  \
+#define TSCAN_WIDEN_CASE(I, name, bytes, kind)                                                    \
+    case I:                                                                                       \
+        if constexpr (bytes < sizeof(T) && tscan_pair_allowed(I, D)) return converted<I, T>(p); \
         break;
         TSCAN_DTYPE_LIST(TSCAN_WIDEN_CASE)
 #undef TSCAN_WIDEN_CASE
@@ -288,8 +296,9 @@ struct scan_args {
     batch_map batch;
     bool prod;
     bool exclusive;
-    // The input's dtype and element size: the output's, or a narrower type when `widens`, whose
-    // elements the kernels load one at a time through read_widened.
+    // The input's dtype and element size. `widens`: narrower than the output's (the kernels load
+    // its elements one at a time through read_widened); an input of the output's width is read
+    // as the output's type (the same bits: the pair is one of integers, see kernel_dtype).
     tscan_dtype in_dtype;
     bool widens;
     int64_t in_bytes;
@@ -314,7 +323,7 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     a.prod = p->op == TSCAN_OP_PROD;
     a.exclusive = p->exclusive != 0;
     a.in_dtype = p->dtype;
-    a.widens = p->dtype != p->out_dtype;
+    a.widens = p->elem_size != p->out_elem_size;
     a.in_bytes = (int64_t)p->elem_size;
     return a;
 }

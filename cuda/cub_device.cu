@@ -37,7 +37,9 @@ public:
     __device__ A operator*() const { return (*this)[0]; }
     __device__ A operator[](difference_type k) const {
         const char *at = first_ + k * step_;
-        return traits::load(widens_ ? read_widened<D>(at, in_dtype_) : *reinterpret_cast<const T *>(at));
+        if constexpr (takes_narrower_input(D))
+            if (widens_) return traits::load(read_widened<D>(at, in_dtype_));
+        return traits::load(*reinterpret_cast<const T *>(at));
     }
     __host__ __device__ line_reader operator+(difference_type k) const {
         return line_reader(first_ + k * step_, step_, in_dtype_, widens_);

@@ -72,14 +72,16 @@ template <class T> struct row_line {
     int head;
     bool vec_in, vec_out;  // 16-byte vectors for loads, for stores
 
-    __device__ row_line(const scan_args &a, int64_t b, int vec) {
+    // may_widen: the kernel's dtype takes narrower inputs (takes_narrower_input), a constant.
+    __device__ row_line(const scan_args &a, int64_t b, int vec, bool may_widen) {
         int64_t in_off, out_off;
         a.batch.offsets(b, in_off, out_off);
-        in = reinterpret_cast<const T *>(a.in + in_off * (a.widens ? a.in_bytes : (int64_t)sizeof(T)));
+        const bool widens = may_widen && a.widens;
+        in = reinterpret_cast<const T *>(a.in + in_off * (widens ? a.in_bytes : (int64_t)sizeof(T)));
         out = reinterpret_cast<T *>(a.out) + out_off;
         vec_out = a.out_step == 1 || a.out_step == -1;
         head = vec_out ? (int)vector_head((const char *)out, a.out_step, sizeof(T), vec) : 0;
-        vec_in = !a.widens && vec_out && a.in_step == a.out_step &&
+        vec_in = !widens && vec_out && a.in_step == a.out_step &&
                  vector_head((const char *)in, a.in_step, sizeof(T), vec) == head;
     }
 };
@@ -163,13 +165,15 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
     const int64_t k0 = p0 - l.head;
-    if (a.widens) {
-        const int64_t step = a.in_step * a.in_bytes;
-        const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
+    if constexpr (takes_narrower_input(D)) {
+        if (a.widens) {
+            const int64_t step = a.in_step * a.in_bytes;
+            const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i, at += step)
-            if (holds(a, k0 + i)) raw.set(i, read_widened<D>(at, a.in_dtype));
-        return;
+            for (int i = 0; i < ITEMS; ++i, at += step)
+                if (holds(a, k0 + i)) raw.set(i, read_widened<D>(at, a.in_dtype));
+            return;
+        }
     }
     if (window.lo != window.end) {  // the same for every thread of the grid
         if (fetch_realigned(a, window, l, k0, raw)) return;
@@ -290,7 +294,7 @@ __global__ void __launch_bounds__(
 
     const int64_t first = (int64_t)blockIdx.x * groups_per_block + threadIdx.x / GROUP;
     for (int64_t b = first; b < a.lines; b += stride) {
-        const row_line<T> line(a, b, vec);
+        const row_line<T> line(a, b, vec, takes_narrower_input(D));
         const int64_t span = line.head + a.n;
         group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};

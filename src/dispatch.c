@@ -86,14 +86,14 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     return TSCAN_ALGO_LOOKBACK;
 }
 
-/* Lookback reads and writes one type (its slots and words pack elements of one width): a
- * wider output is NOT_SUPPORTED there, with the pair named; the other strategies take every
- * allowed pair. */
+/* Lookback reads and writes one element width (its slots and words pack elements of one size):
+ * a wider output is NOT_SUPPORTED there, with the pair named. An integer pair of one width
+ * (int32 into uint32) is the same bits and runs; the other strategies take every allowed pair. */
 static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_problem *p) {
-    if (strategy->algo == TSCAN_ALGO_LOOKBACK && p->dtype != p->out_dtype)
+    if (strategy->algo == TSCAN_ALGO_LOOKBACK && p->elem_size != p->out_elem_size)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "lookback reads its input in the output's type and does not scan %s into %s (use "
-                          "auto, rows, columns or cub_device)",
+                          "lookback reads its input at the output's width and does not scan %s into %s "
+                          "(use auto, rows, columns or cub_device)",
                           tscan_dtype_name(p->dtype), tscan_dtype_name(p->out_dtype));
     return strategy->check(p);
 }
@@ -103,7 +103,7 @@ static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_p
  * contiguous input, rows for more of them, columns for a strided input axis. */
 static tscan_algo auto_algo(const tscan_problem *p) {
     const tscan_algo chosen = tscan_choose_algo(p);
-    if (chosen != TSCAN_ALGO_LOOKBACK || p->dtype == p->out_dtype) return chosen;
+    if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
     if (llabs(p->in_step) > 1) return TSCAN_ALGO_COLUMNS;
     return p->lines <= 4 ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
 }

@@ -366,9 +366,10 @@ Test(problem, a_wider_output_moves_each_base_by_its_own_element_size) {
     cr_assert_eq((void *)p.out, FAKE_OUT, "the output's 29 eight-byte ones");
 }
 
-/* AUTO never answers lookback for a wider output (lookback reads one type), but the strategy
- * of that layout that widens; lookback itself says NOT_SUPPORTED naming the pair, and rows,
- * columns and cub_device take it. */
+/* AUTO never answers lookback for an output wider than the input (lookback reads one width),
+ * but the strategy of that layout that widens; lookback itself says NOT_SUPPORTED naming the
+ * pair, and rows, columns and cub_device take it. An integer pair of one width is the same
+ * bits, and keeps lookback. */
 Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
     static const struct {
         tscan_dtype in, out;
@@ -405,4 +406,14 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
                          tscan_algo_name(algo), tscan_last_error());
         }
     }
+    const int64_t n = 268435456;
+    tscan_tensor in, out;
+    cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT32, 1, &n, NULL), TSCAN_SUCCESS);
+    tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+    tscan_algo chosen = TSCAN_ALGO_AUTO;
+    cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_expect_eq(chosen, TSCAN_ALGO_LOOKBACK, "int32 into uint32: AUTO chose %s", tscan_algo_name(chosen));
+    desc.algo = TSCAN_ALGO_LOOKBACK;
+    cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
 }
