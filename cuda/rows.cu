@@ -165,16 +165,6 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
     const int64_t k0 = p0 - l.head;
-    if constexpr (takes_narrower_input(D)) {
-        if (a.widens) {
-            const int64_t step = a.in_step * a.in_bytes;
-            const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
-#pragma unroll
-            for (int i = 0; i < ITEMS; ++i, at += step)
-                if (holds(a, k0 + i)) raw.set(i, read_widened<D>(at, a.in_dtype));
-            return;
-        }
-    }
     if (window.lo != window.end) {  // the same for every thread of the grid
         if (fetch_realigned(a, window, l, k0, raw)) return;
     } else if (l.vec_in && whole(a, l, p0, ITEMS)) {
@@ -185,11 +175,14 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
         for (int u = 0; u < ITEMS / vec; ++u) raw.set_vector(u, first[reversed ? -u : u], reversed);
         return;
     }
-    // Element by element, walking a pointer: one 64-bit address live rather than ITEMS.
-    const T *at = l.in + k0 * a.in_step;
+    // Element by element, walking a pointer: one 64-bit address live rather than ITEMS. A
+    // narrower input (never vectors: vec_in is false and the window empty) converts each one.
+    const bool widens = takes_narrower_input(D) && a.widens;
+    const int64_t step = a.in_step * (widens ? a.in_bytes : (int64_t)sizeof(T));
+    const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i, at += a.in_step)
-        if (holds(a, k0 + i)) raw.set(i, *at);
+    for (int i = 0; i < ITEMS; ++i, at += step)
+        if (holds(a, k0 + i)) raw.set(i, widens ? read_widened<D>(at, a.in_dtype) : *reinterpret_cast<const T *>(at));
 }
 
 // Writes the thread's items at virtual positions [p0, p0 + ITEMS), skipping positions outside
