@@ -8,7 +8,7 @@
 
 const tscan_library tscan_linked_library = {
     NULL, NULL, tscan_scan, tscan_scan_workspace_size, tscan_scan_supported, tscan_scan_auto_algo,
-    tscan_status_string, tscan_last_error, tscan_version_string};
+    tscan_status_string, tscan_last_error, tscan_version_string, tscan_output_dtype_allowed};
 
 /* dlsym answers void *; POSIX guarantees it converts to a function pointer. */
 #define RESOLVE(field, symbol)                                                                        \
@@ -38,6 +38,10 @@ int tscan_library_load(tscan_library *library, const char *path, char *err, size
     RESOLVE(status_string, "tscan_status_string");
     RESOLVE(last_error, "tscan_last_error");
     RESOLVE(version_string, "tscan_version_string");
+    {
+        void *address = dlsym(library->handle, "tscan_output_dtype_allowed"); /* optional */
+        if (address) memcpy(&library->output_dtype_allowed, &address, sizeof address);
+    }
     return 0;
 }
 

@@ -19,12 +19,15 @@ typedef struct tscan_library {
     const char *(*status_string)(tscan_status);
     const char *(*last_error)(void);
     const char *(*version_string)(void);
+    /* NULL for a build from before wider outputs (issue 28): it scans into the input's dtype only. */
+    int (*output_dtype_allowed)(tscan_dtype, tscan_dtype);
 } tscan_library;
 
 extern const tscan_library tscan_linked_library;
 
 /* Loads the shared library at `path` (RTLD_LOCAL and RTLD_DEEPBIND, so that two builds keep
- * their own symbols) and resolves every entry point. Returns 0, or -1 with a message naming the path. */
+ * their own symbols) and resolves every entry point (output_dtype_allowed where the build has
+ * it). Returns 0, or -1 with a message naming the path. */
 int tscan_library_load(tscan_library *library, const char *path, char *err, size_t errlen);
 void tscan_library_close(tscan_library *library);
 

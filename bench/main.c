@@ -103,6 +103,9 @@ static int build_cases(bench_options *o, const device_info *device, int referenc
         sweep_free(sweep);
         fprintf(stderr, "tscan-bench: out of host memory expanding the sweep\n");
         return EXIT_FAILED;
+    } else if (sweep_output_dtype(sweep, o->output_dtype, err, sizeof err)) {
+        sweep_free(sweep);
+        return usage_error(err);
     }
     /* The random sweep drew its cases within the masks: no override crosses them. */
     if (sweep_expand(sweep, reference, cases, count)) {

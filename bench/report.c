@@ -209,13 +209,14 @@ static cJSON *int_array(const int64_t *values, uint32_t count) {
 static cJSON *case_json(const bench_case *c) {
     cJSON *object = cJSON_CreateObject();
     const bench_shape *s = c->shape;
-    const int64_t es = (int64_t)tscan_dtype_size(c->dtype), numel = shape_numel(s);
+    const int64_t es = (int64_t)tscan_dtype_size(c->dtype), out_es = (int64_t)tscan_dtype_size(c->out_dtype);
+    const int64_t numel = shape_numel(s);
     cJSON_AddStringToObject(object, "name", c->name);
     cJSON_AddStringToObject(object, "run_name", c->name);
     cJSON_AddStringToObject(object, "class", s->class_name);
     cJSON_AddStringToObject(object, "op", tscan_op_name(c->op));
     cJSON_AddStringToObject(object, "dtype", tscan_dtype_name(c->dtype));
-    cJSON_AddStringToObject(object, "output_dtype", tscan_dtype_name(c->dtype));
+    cJSON_AddStringToObject(object, "output_dtype", tscan_dtype_name(c->out_dtype));
     cJSON_AddItemToObject(object, "sizes", int_array(s->sizes, s->ndim));
     cJSON_AddItemToObject(object, "input_strides", int_array(s->in_strides, s->ndim));
     cJSON_AddItemToObject(object, "output_strides", int_array(s->out_strides, s->ndim));
@@ -228,7 +229,7 @@ static cJSON *case_json(const bench_case *c) {
     cJSON_AddNumberToObject(object, "lines", (double)shape_lines(s));
     cJSON_AddNumberToObject(object, "line_length", (double)s->sizes[s->axis]);
     cJSON_AddNumberToObject(object, "bytes_read", (double)(numel * es));
-    cJSON_AddNumberToObject(object, "bytes_written", (double)(numel * es));
+    cJSON_AddNumberToObject(object, "bytes_written", (double)(numel * out_es));
     cJSON_AddNumberToObject(object, "bytes_moved", (double)case_bytes_moved(c));
     return object;
 }

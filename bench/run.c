@@ -10,8 +10,11 @@
 #include <string.h>
 
 int64_t case_bytes_moved(const bench_case *c) {
-    return 2 * shape_numel(c->shape) * (int64_t)tscan_dtype_size(c->dtype);
+    return shape_numel(c->shape) * (int64_t)(tscan_dtype_size(c->dtype) + tscan_dtype_size(c->out_dtype));
 }
+
+/* The copy ceiling's bytes: a copy reads and writes each, so it moves what the case moves. */
+static size_t copy_bytes_of(const bench_case *c) { return (size_t)((case_bytes_moved(c) + 1) / 2); }
 
 /* ---- table and progress ------------------------------------------------------------------- */
 
@@ -104,20 +107,21 @@ typedef struct group_state {
     reference_lines ref;
 } group_state;
 
+/* The same input data and output buffer. */
 static int same_input(const bench_case *a, const bench_case *b) {
-    return a && a->shape_id == b->shape_id && a->dtype == b->dtype && a->op == b->op;
+    return a && a->shape_id == b->shape_id && a->dtype == b->dtype && a->out_dtype == b->out_dtype && a->op == b->op;
 }
 
 static int same_reference(const bench_case *a, const bench_case *b) {
     return same_input(a, b) && a->direction == b->direction && a->exclusive == b->exclusive;
 }
 
-/* Bytes of a view's span and the element offset of element (0,...,0) within it. */
-static size_t span_bytes(const bench_case *c, const int64_t *strides, int64_t *origin) {
+/* Bytes of a view's span of `dtype` and the element offset of element (0,...,0) within it. */
+static size_t span_bytes(const bench_case *c, const int64_t *strides, tscan_dtype dtype, int64_t *origin) {
     int64_t lowest, highest;
     view_extent(c->shape, strides, &lowest, &highest);
     *origin = -lowest;
-    return (size_t)(highest - lowest + 1) * tscan_dtype_size(c->dtype);
+    return (size_t)(highest - lowest + 1) * tscan_dtype_size(dtype);
 }
 
 static int reserve_host(const bench_backend *b, void **buffer, size_t *capacity, size_t bytes) {
@@ -129,16 +133,15 @@ static int reserve_host(const bench_backend *b, void **buffer, size_t *capacity,
     return 0;
 }
 
-static size_t tensor_bytes(const bench_case *c) { return (size_t)shape_numel(c->shape) * tscan_dtype_size(c->dtype); }
-
 static size_t larger(size_t a, size_t b) { return a > b ? a : b; }
 
 static void load_input(bench_backend *b, group_state *g, const bench_case *c, uint64_t seed) {
     int64_t in_origin, out_origin;
-    /* Both spans at least the tensor's bytes: the copy ceiling copies that much between them
-     * (a broadcast input spans less). */
-    size_t in_bytes = larger(span_bytes(c, c->shape->in_strides, &in_origin), tensor_bytes(c));
-    size_t out_bytes = larger(span_bytes(c, c->shape->out_strides, &out_origin), tensor_bytes(c));
+    /* Both spans at least the copy ceiling's bytes, which it copies between them (a broadcast
+     * input spans less, and a narrower input than the output less than half the bytes moved). */
+    size_t in_bytes = larger(span_bytes(c, c->shape->in_strides, c->dtype, &in_origin), copy_bytes_of(c));
+    size_t out_bytes = larger(span_bytes(c, c->shape->out_strides, c->out_dtype, &out_origin), copy_bytes_of(c));
+    const size_t input_bytes = (size_t)shape_numel(c->shape) * tscan_dtype_size(c->dtype);
     const size_t es = tscan_dtype_size(c->dtype);
 
     g->data_case = c;
@@ -150,7 +153,7 @@ static void load_input(bench_backend *b, group_state *g, const bench_case *c, ui
         return;
     }
     /* Gaps between the elements of a view hold a pattern too: nothing uninitialised is uploaded. */
-    if (in_bytes > tensor_bytes(c)) memset(g->host_in, 0x5a, in_bytes);
+    if (in_bytes > input_bytes) memset(g->host_in, 0x5a, in_bytes);
     data_fill_input((char *)g->host_in + (size_t)in_origin * es, c->shape, c->dtype, c->op, seed);
     g->data_ok = b->load(b, g->host_in, in_bytes, out_bytes, &g->in_base, &g->out_base, g->data_error,
                          sizeof g->data_error) == 0;
@@ -192,7 +195,7 @@ static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_stra
 
 static void run_case(bench_backend *b, group_state *g, const measure_settings *settings, uint64_t seed,
                      const bench_case *c, slow_pair *slow, case_result *r, run_results *results) {
-    const size_t es = tscan_dtype_size(c->dtype);
+    const size_t es = tscan_dtype_size(c->dtype), out_es = tscan_dtype_size(c->out_dtype);
     const bench_shape *shape = c->shape;
     /* Longest run whose minimum samples fit in the time limit. */
     const double slowest = settings->time_limit / (double)settings->min_samples;
@@ -201,11 +204,11 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     tscan_scan_desc desc;
     tscan_status status;
     char err[512];
-    size_t copy_bytes = tensor_bytes(c), k;
+    size_t copy_bytes = copy_bytes_of(c), k;
     double once;
 
-    span_bytes(c, shape->in_strides, &in_origin);
-    span_bytes(c, shape->out_strides, &out_origin);
+    span_bytes(c, shape->in_strides, c->dtype, &in_origin);
+    span_bytes(c, shape->out_strides, c->out_dtype, &out_origin);
     if (b->lost[0]) {
         set_outcome(r, CASE_SKIPPED, "not run: %s", b->lost);
         return;
@@ -223,7 +226,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     }
     tscan_tensor_init(&in, (char *)g->in_base + (size_t)in_origin * es, c->dtype, shape->ndim, shape->sizes,
                       shape->in_strides);
-    tscan_tensor_init(&out, (char *)g->out_base + (size_t)out_origin * es, c->dtype, shape->ndim, shape->sizes,
+    tscan_tensor_init(&out, (char *)g->out_base + (size_t)out_origin * out_es, c->out_dtype, shape->ndim, shape->sizes,
                       shape->out_strides);
     desc.op = c->op;
     desc.axis = shape->axis;
@@ -231,6 +234,13 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     desc.exclusive = c->exclusive;
     desc.algo = c->strategy == STRATEGY_REFERENCE ? TSCAN_ALGO_AUTO : (tscan_algo)c->strategy;
 
+    if (c->out_dtype != c->dtype &&
+        (!b->library->output_dtype_allowed || !b->library->output_dtype_allowed(c->dtype, c->out_dtype))) {
+        /* A build from before wider outputs (tscan-bench ab against an older libtscan). */
+        set_outcome(r, CASE_SKIPPED, "this libtscan build does not scan %s into %s", tscan_dtype_name(c->dtype),
+                    tscan_dtype_name(c->out_dtype));
+        return;
+    }
     if (c->strategy != STRATEGY_REFERENCE) {
         status = b->library->supported(&desc, &in, &out);
         if (status == TSCAN_ERROR_NOT_SUPPORTED) {
@@ -267,7 +277,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     }
     if (!same_reference(g->reference_case, c)) {
         g->reference_case = c;
-        g->reference_ok = reference_compute(&g->ref, shape, c->dtype, &desc,
+        g->reference_ok = reference_compute(&g->ref, shape, c->dtype, c->out_dtype, &desc,
                                             (char *)g->host_in + (size_t)in_origin * es, seed, g->reference_error,
                                             sizeof g->reference_error) == 0;
     }
@@ -285,7 +295,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
         b->end_case(b);
         return;
     }
-    reference_check(&g->ref, shape, c->dtype, (char *)g->host_out + (size_t)out_origin * es, &r->check);
+    reference_check(&g->ref, shape, c->out_dtype, (char *)g->host_out + (size_t)out_origin * out_es, &r->check);
     r->checked = 1;
     if (r->check.mismatches) {
         set_outcome(r, CASE_FAILED,

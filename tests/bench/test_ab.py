@@ -54,41 +54,36 @@ class AbTest(TempDirCase):
         self.assertEqual(result.stdout, "")
         self.assertFalse(os.path.exists(self.path("tscan-bench-a.json")))
 
-    def test_one_build_against_itself_on_a_gpu(self):
+    def run_on_gpu(self, *args):
+        """`ab` of the library against itself with these run options; its two reports (each
+        checked: nothing failed, the build named), or a skip without a GPU."""
         a, b = self.path("a.json"), self.path("b.json")
-        result = run(["ab", "--lib-a", LIBRARY, "--lib-b", LIBRARY, "--output-a", a, "--output-b", b,
-                      "--shape", "16777216", "--axis", "0", "--shape", "4096x4096", "--axis", "0",
-                      "--algo", "auto,lookback"])
+        result = run(["ab", "--lib-a", LIBRARY, "--lib-b", LIBRARY, "--output-a", a, "--output-b", b] + list(args))
         if "no CUDA device" in result.stderr:
             self.skipTest("no GPU")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("0 SLOW", result.stdout)
+        reports = []
         for path in (a, b):
             with open(path) as f:
-                report = json.load(f)
-            self.assertEqual(report["summary"]["failed"], 0)
-            self.assertTrue(any("loaded from " + LIBRARY in n for n in report["context"]["notes"]))
+                reports.append(json.load(f))
+            self.assertEqual(reports[-1]["summary"]["failed"], 0)
+            self.assertTrue(any("loaded from " + LIBRARY in n for n in reports[-1]["context"]["notes"]))
+        return reports
+
+    def test_one_build_against_itself_on_a_gpu(self):
+        for report in self.run_on_gpu("--shape", "16777216", "--axis", "0", "--shape", "4096x4096", "--axis", "0",
+                                      "--algo", "auto,lookback"):
             self.assertGreater(report["summary"]["passed"], 0)
 
     def test_random_cases_on_a_gpu(self):
         # The random sweep through the shared run loop: both builds time the same drawn cases.
-        a, b = self.path("a.json"), self.path("b.json")
-        result = run(["ab", "--lib-a", LIBRARY, "--lib-b", LIBRARY, "--output-a", a, "--output-b", b,
-                      "--random", "3", "--seed", "5", "--random-min-mib", "1", "--random-max-mib", "4",
-                      "--algo", "auto"])
-        if "no CUDA device" in result.stderr:
-            self.skipTest("no GPU")
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        names = []
-        for path in (a, b):
-            with open(path) as f:
-                report = json.load(f)
-            self.assertEqual(report["summary"]["failed"], 0)
-            self.assertIn("distribution", report["summary"])
-            names.append([x["name"] for x in report["benchmarks"]])
+        reports = self.run_on_gpu("--random", "3", "--seed", "5", "--random-min-mib", "1", "--random-max-mib", "4",
+                                  "--algo", "auto")
+        names = [[case["name"] for case in report["benchmarks"]] for report in reports]
         self.assertEqual(names[0], names[1])
         self.assertEqual(len(names[0]), 3)
-
+        self.assertIn("distribution", reports[0]["summary"])
 
 if __name__ == "__main__":
     unittest.main()
