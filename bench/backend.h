@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "library.h"
 #include "stats.h"
 #include "tscan.h"
 
@@ -38,6 +39,7 @@ struct bench_backend {
     const char *timer;     /* "cuda_event" or "host_clock" */
     size_t flush_bytes;    /* written before every sample to evict the cache */
     char lost[512];        /* set when the backend can run nothing more (a sticky CUDA error) */
+    const tscan_library *library; /* the entry points its cases call */
 
     /* Host memory for inputs and outputs: pinned on the GPU backend, for fast copies. */
     void *(*host_alloc)(size_t bytes);
@@ -76,7 +78,9 @@ enum {
     BACKEND_ERROR = -1
 };
 
-int gpu_backend_create(bench_backend *b, int device, device_info *info, char *err, size_t errlen);
+/* A GPU backend calling `library`'s entry points. */
+int gpu_backend_create(bench_backend *b, const tscan_library *library, int device, device_info *info, char *err,
+                       size_t errlen);
 int host_backend_create(bench_backend *b, char *err, size_t errlen);
 
 #endif

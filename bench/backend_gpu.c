@@ -30,9 +30,9 @@ static int cuda_failed(bench_backend *b, cudaError_t e, const char *what, char *
     return -1;
 }
 
-static int tscan_failed(tscan_status status, const char *what, char *err, size_t errlen) {
+static int tscan_failed(const bench_backend *b, tscan_status status, const char *what, char *err, size_t errlen) {
     if (status == TSCAN_SUCCESS) return 0;
-    snprintf(err, errlen, "%s: %s: %s", what, tscan_status_string(status), tscan_last_error());
+    snprintf(err, errlen, "%s: %s: %s", what, b->library->status_string(status), b->library->last_error());
     return -1;
 }
 
@@ -67,7 +67,7 @@ static int gpu_load(bench_backend *b, const void *host_input, size_t in_bytes, s
 static int gpu_begin_case(bench_backend *b, const tscan_scan_desc *desc, const tscan_tensor *in,
                           const tscan_tensor *out, size_t *workspace_bytes, char *err, size_t errlen) {
     gpu_state *s = b->state;
-    if (tscan_failed(tscan_scan_workspace_size(desc, in, out, &s->workspace_bytes), "tscan_scan_workspace_size",
+    if (tscan_failed(b, b->library->workspace_size(desc, in, out, &s->workspace_bytes), "tscan_scan_workspace_size",
                      err, errlen))
         return -1;
     *workspace_bytes = s->workspace_bytes;
@@ -97,8 +97,8 @@ static int gpu_run_timed(bench_backend *b, const tscan_scan_desc *desc, const ts
                          const tscan_tensor *out, double *seconds, char *err, size_t errlen) {
     gpu_state *s = b->state;
     double start = bench_now();
-    if (tscan_failed(tscan_scan(desc, in, out, s->workspace, s->workspace_bytes, s->stream), "tscan_scan", err,
-                     errlen) ||
+    if (tscan_failed(b, b->library->scan(desc, in, out, s->workspace, s->workspace_bytes, s->stream), "tscan_scan",
+                     err, errlen) ||
         cuda_failed(b, cudaStreamSynchronize(s->stream), "the scan", err, errlen))
         return -1;
     *seconds = bench_now() - start;
@@ -136,13 +136,13 @@ static int gpu_sample_once(void *ctx, double *seconds, char *err, size_t errlen)
         return -1;
     if (c->desc) {
         nvtxRangePushA("scan launch");
-        status = tscan_scan(c->desc, c->in, c->out, s->workspace, s->workspace_bytes, s->stream);
+        status = b->library->scan(c->desc, c->in, c->out, s->workspace, s->workspace_bytes, s->stream);
     } else {
         nvtxRangePushA("copy launch");
         copied = cudaMemcpyAsync(s->out, s->in, c->copy_bytes, cudaMemcpyDeviceToDevice, s->stream);
     }
     nvtxRangePop();
-    if (tscan_failed(status, "tscan_scan", err, errlen) ||
+    if (tscan_failed(b, status, "tscan_scan", err, errlen) ||
         cuda_failed(b, copied, "cudaMemcpyAsync", err, errlen) ||
         cuda_failed(b, cudaEventRecord(s->stop, s->stream), "cudaEventRecord", err, errlen) ||
         cuda_failed(b, cudaEventSynchronize(s->stop), c->desc ? "the scan" : "the copy", err, errlen) ||
@@ -232,7 +232,8 @@ static void describe_device(int device, device_info *info) {
     }
 }
 
-int gpu_backend_create(bench_backend *b, int device, device_info *info, char *err, size_t errlen) {
+int gpu_backend_create(bench_backend *b, const tscan_library *library, int device, device_info *info, char *err,
+                       size_t errlen) {
     gpu_state *s;
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -260,6 +261,7 @@ int gpu_backend_create(bench_backend *b, int device, device_info *info, char *er
     }
     b->name = "gpu";
     b->timer = "cuda_event";
+    b->library = library;
     b->state = s;
     b->host_alloc = pinned_alloc;
     b->host_free = pinned_free;

@@ -142,6 +142,7 @@ int host_backend_create(bench_backend *b, char *err, size_t errlen) {
         return -1;
     }
     b->name = "reference";
+    b->library = &tscan_linked_library;
     b->timer = "host_clock";
     b->state = s;
     b->host_alloc = malloc;

@@ -186,10 +186,10 @@ static int choose_lines(reference_lines *ref, const bench_shape *shape, uint64_t
     return 0;
 }
 
-int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtype dtype, const tscan_scan_desc *desc,
-                      const void *input, uint64_t seed, char *err, size_t errlen) {
+int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtype dtype, tscan_dtype out_dtype,
+                      const tscan_scan_desc *desc, const void *input, uint64_t seed, char *err, size_t errlen) {
     const int64_t n = shape->sizes[shape->axis];
-    const size_t es = tscan_dtype_size(dtype);
+    const size_t es = tscan_dtype_size(dtype), out_es = tscan_dtype_size(out_dtype);
     tscan_scan_desc line_desc = *desc;
     size_t bytes;
 
@@ -197,7 +197,7 @@ int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtyp
         snprintf(err, errlen, "out of host memory choosing lines to check");
         return -1;
     }
-    bytes = (size_t)ref->count * (size_t)n * es;
+    bytes = (size_t)ref->count * (size_t)n * out_es;
     if (bytes > ref->capacity_bytes) {
         void *grown = realloc(ref->values, bytes);
         if (!grown) {
@@ -216,7 +216,7 @@ int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtyp
         line_offsets(shape, ref->ids[j], &in_offset, &out_offset);
         tscan_tensor_init(&in_line, (char *)input + in_offset * (int64_t)es, dtype, 1, &n,
                           &shape->in_strides[shape->axis]);
-        tscan_tensor_init(&out_line, (char *)ref->values + (size_t)j * (size_t)n * es, dtype, 1, &n, NULL);
+        tscan_tensor_init(&out_line, (char *)ref->values + (size_t)j * (size_t)n * out_es, out_dtype, 1, &n, NULL);
         if ((status = tscan_scan_reference(&line_desc, &in_line, &out_line)) != TSCAN_SUCCESS) {
             snprintf(err, errlen, "tscan_scan_reference failed on line %" PRId64 ": %s: %s", ref->ids[j],
                      tscan_status_string(status), tscan_last_error());

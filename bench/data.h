@@ -54,12 +54,13 @@ typedef struct check_result {
 } check_result;
 
 /* Computes the reference for the lines to check, with tscan_scan_reference on each line of
- * the host input (`input`: element (0,...,0)). Reuses ref's buffers. Returns 0, or -1 with
- * a message. */
-int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtype dtype, const tscan_scan_desc *desc,
-                      const void *input, uint64_t seed, char *err, size_t errlen);
+ * the host input (`input`: element (0,...,0), of `dtype`) into `out_dtype` (dtype or a wider
+ * one). Reuses ref's buffers. Returns 0, or -1 with a message. */
+int reference_compute(reference_lines *ref, const bench_shape *shape, tscan_dtype dtype, tscan_dtype out_dtype,
+                      const tscan_scan_desc *desc, const void *input, uint64_t seed, char *err, size_t errlen);
 
-/* Compares a host copy of the output (`output`: element (0,...,0)) with the reference. */
+/* Compares a host copy of the output (`output`: element (0,...,0), of `dtype`: the case's
+ * output dtype) with the reference. */
 void reference_check(const reference_lines *ref, const bench_shape *shape, tscan_dtype dtype, const void *output,
                      check_result *result);
 

@@ -24,6 +24,8 @@ void print_run_usage(FILE *out) {
         "  --op LIST            sum, prod, or all\n"
         "  --dtype LIST         float32, float16, bfloat16, float64, int8, uint8, int16, uint16,\n"
         "                       int32, uint32, int64, uint64, or all\n"
+        "  --output-dtype D     scan every dtype into the wider output D (int32 for uint8 masks,\n"
+        "                       float32 for float16...); each --dtype must widen into it\n"
         "  --algo LIST          auto, cub_device, rows, columns, lookback, or all\n"
         "  --direction LIST     increasing, decreasing, or both\n"
         "  --exclusive LIST     no, yes, or both\n"
@@ -33,7 +35,8 @@ void print_run_usage(FILE *out) {
         "  --sweep FILE.json    replace the built-in sweep (format: bench/README.md)\n"
         "  --random N           N cases drawn from --seed instead of a sweep: shapes, dtypes, forms\n"
         "                       and input layouts (bench/README.md); --dtype, --op, --direction\n"
-        "                       and --exclusive limit the draws, --algo the strategies run\n"
+        "                       and --exclusive limit the draws, --algo the strategies run; one\n"
+        "                       integer or half case in five draws a wider output dtype\n"
         "    --random-min-mib X, --random-max-mib X\n"
         "                       tensor bytes of a draw, log-uniform (default 64 to 1024 MiB on\n"
         "                       the GPU, 0.25 to 2 on the reference backend)\n"
@@ -99,12 +102,16 @@ static int update_last_shape(bench_options *o, const char *flag, uint32_t axis, 
     return 0;
 }
 
-/* --random replaces the sweep: it does not mix with what builds one, and its byte range
- * needs --random and an order. */
+/* --random replaces the sweep: it does not mix with what builds one nor with --output-dtype
+ * (it draws its own), and its byte range needs --random and an order. */
 static int check_random_options(const bench_options *o, char *err, size_t errlen) {
     const char *other = o->sweep_path ? "--sweep" : o->shape_count ? "--shape" : o->quick ? "--quick" : NULL;
     if (o->random_count && other) {
         snprintf(err, errlen, "--random replaces the sweep: it does not take %s", other);
+        return -1;
+    }
+    if (o->random_count && o->output_dtype >= 0) {
+        snprintf(err, errlen, "--random draws each case's output dtype: it does not take --output-dtype");
         return -1;
     }
     if (!o->random_count && (o->random_min_mib > 0.0 || o->random_max_mib > 0.0)) {
@@ -134,6 +141,7 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
     o->measure.min_samples = 10;
     o->measure.max_noise = 0.005;
     o->seed = 0x5eed;
+    o->output_dtype = -1;
 
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i], *eq = strchr(arg, '='), *value = NULL;
@@ -168,7 +176,7 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
             static const char *const value_flags[] = {
                 "--dtype", "--op", "--direction", "--exclusive", "--algo", "--shape", "--axis", "--layout",
                 "--sweep", "--output", "--backend", "--device", "--min-samples", "--warmup", "--max-noise",
-                "--time-limit", "--seed", "--random", "--random-min-mib", "--random-max-mib"};
+                "--time-limit", "--seed", "--random", "--random-min-mib", "--random-max-mib", "--output-dtype"};
             size_t f = 0;
             while (f < sizeof value_flags / sizeof value_flags[0] && strcmp(flag, value_flags[f])) ++f;
             if (f == sizeof value_flags / sizeof value_flags[0]) {
@@ -230,6 +238,11 @@ int parse_run_options(int argc, char **argv, bench_options *o, char *err, size_t
                     return -1;
                 }
                 if (update_last_shape(o, flag, last->axis, layout, err, errlen)) return -1;
+            }
+        } else if (!strcmp(flag, "--output-dtype")) {
+            if ((o->output_dtype = parse_dtype_name(value)) < 0) {
+                snprintf(err, errlen, "--output-dtype: unknown dtype '%s'", value);
+                return -1;
             }
         } else if (!strcmp(flag, "--sweep")) {
             o->sweep_path = value;

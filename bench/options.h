@@ -33,6 +33,7 @@ typedef struct bench_options {
     uint64_t seed;
     int64_t random_count;                  /* --random N: N drawn cases replace the sweep; 0: none */
     double random_min_mib, random_max_mib; /* tensor bytes of a draw; 0: the backend's default */
+    int output_dtype;                      /* --output-dtype: a tscan_dtype, or -1 (each case's input dtype) */
 } bench_options;
 
 /* Parses argv[1..] of a run. Returns 0, or -1 with a message naming the problem in err. */

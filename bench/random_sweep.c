@@ -175,6 +175,20 @@ static double span_elements(uint32_t ndim, const int64_t *sizes, const int64_t *
     return span;
 }
 
+/* The output dtype of a case: one in RANDOM_WIDER_ONE_IN of those whose dtype has a wider
+ * output (integers, float16, bfloat16, float32) takes one, uniformly among those that keep
+ * the case's input span and output within `limit` bytes; -1 (the input's dtype) otherwise.
+ * Drawn last, so that every other draw of a case is as without wider outputs. */
+static int draw_output_dtype(rng *r, int dtype, double input_bytes, double numel, double limit) {
+    int wider[TSCAN_DTYPE_COUNT], count = 0;
+    if (next_below(r, RANDOM_WIDER_ONE_IN) != 0) return -1;
+    for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out)
+        if (out != dtype && tscan_output_dtype_allowed((tscan_dtype)dtype, (tscan_dtype)out) &&
+            input_bytes + numel * (double)tscan_dtype_size((tscan_dtype)out) <= limit)
+            wider[count++] = out;
+    return count ? wider[next_below(r, count)] : -1;
+}
+
 /* Draws case `index` of the sweep: a function of (seed, index, spec) alone, so that a longer
  * sweep of the same seed starts with the same cases. */
 static int draw_case(bench_sweep *sweep, const random_spec *spec, uint64_t seed, size_t index, char *err,
@@ -228,6 +242,9 @@ static int draw_case(bench_sweep *sweep, const random_spec *spec, uint64_t seed,
         snprintf(err, errlen, "out of host memory building the random sweep");
         return -1;
     }
+    sweep->entries[sweep->entry_count - 1].output_dtype =
+        draw_output_dtype(&r, dtype, span_elements(ndim, sizes, shape.in_strides) * (double)es, numel,
+                          (RANDOM_MAX_SPAN_FACTOR + 1) * spec->max_bytes);
     return 0;
 }
 

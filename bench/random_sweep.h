@@ -21,6 +21,8 @@
 #define RANDOM_GPU_MAX_MIB 1024.0
 #define RANDOM_REFERENCE_MIN_MIB 0.25
 #define RANDOM_REFERENCE_MAX_MIB 2.0
+/* One case in this many, of a dtype that widens, draws a wider output dtype. */
+#define RANDOM_WIDER_ONE_IN 5
 /* Largest --random-max-mib taken: beyond any GPU's memory at the span factor. */
 #define RANDOM_LIMIT_MIB 65536.0
 

@@ -116,7 +116,7 @@ static cJSON *context_json(const run_context *context) {
     cJSON_AddStringToObject(object, "executable", context->argv[0]);
     add_string_or_null(object, "command_line", line);
     cJSON_AddNumberToObject(object, "num_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
-    cJSON_AddStringToObject(object, "library_version", tscan_version_string());
+    cJSON_AddStringToObject(object, "library_version", context->library->version_string());
     cJSON_AddStringToObject(object, "library_build_type", TSCAN_BENCH_BUILD_TYPE);
     add_string_or_null(object, "git_commit", commit);
     if (commit && dirty >= 0) cJSON_AddBoolToObject(object, "git_dirty", dirty);
@@ -134,6 +134,12 @@ static cJSON *context_json(const run_context *context) {
     if (context->gpu_unavailable)
         cJSON_AddItemToArray(notes, cJSON_CreateString("no GPU: the cases ran tscan_scan_reference on host memory, "
                                                        "timed with the host clock; the copy ceiling is memcpy"));
+    if (context->library->path) {
+        char note[1200];
+        snprintf(note, sizeof note, "the library was loaded from %s (tscan-bench ab); git_commit is tscan-bench's "
+                 "source tree, not necessarily that build's", context->library->path);
+        cJSON_AddItemToArray(notes, cJSON_CreateString(note));
+    }
     free(commit);
     free(status);
     free(line);
@@ -203,13 +209,14 @@ static cJSON *int_array(const int64_t *values, uint32_t count) {
 static cJSON *case_json(const bench_case *c) {
     cJSON *object = cJSON_CreateObject();
     const bench_shape *s = c->shape;
-    const int64_t es = (int64_t)tscan_dtype_size(c->dtype), numel = shape_numel(s);
+    const int64_t es = (int64_t)tscan_dtype_size(c->dtype), out_es = (int64_t)tscan_dtype_size(c->out_dtype);
+    const int64_t numel = shape_numel(s);
     cJSON_AddStringToObject(object, "name", c->name);
     cJSON_AddStringToObject(object, "run_name", c->name);
     cJSON_AddStringToObject(object, "class", s->class_name);
     cJSON_AddStringToObject(object, "op", tscan_op_name(c->op));
     cJSON_AddStringToObject(object, "dtype", tscan_dtype_name(c->dtype));
-    cJSON_AddStringToObject(object, "output_dtype", tscan_dtype_name(c->dtype));
+    cJSON_AddStringToObject(object, "output_dtype", tscan_dtype_name(c->out_dtype));
     cJSON_AddItemToObject(object, "sizes", int_array(s->sizes, s->ndim));
     cJSON_AddItemToObject(object, "input_strides", int_array(s->in_strides, s->ndim));
     cJSON_AddItemToObject(object, "output_strides", int_array(s->out_strides, s->ndim));
@@ -222,7 +229,7 @@ static cJSON *case_json(const bench_case *c) {
     cJSON_AddNumberToObject(object, "lines", (double)shape_lines(s));
     cJSON_AddNumberToObject(object, "line_length", (double)s->sizes[s->axis]);
     cJSON_AddNumberToObject(object, "bytes_read", (double)(numel * es));
-    cJSON_AddNumberToObject(object, "bytes_written", (double)(numel * es));
+    cJSON_AddNumberToObject(object, "bytes_written", (double)(numel * out_es));
     cJSON_AddNumberToObject(object, "bytes_moved", (double)case_bytes_moved(c));
     return object;
 }

@@ -24,6 +24,7 @@ typedef struct run_context {
     size_t flush_bytes;
     const device_info *device;       /* NULL without a GPU */
     const char *gpu_unavailable;     /* why there is no GPU, or NULL */
+    const tscan_library *library;    /* the build the cases ran (tscan-bench ab: one of two) */
 } run_context;
 
 /* Writes the report, and its summary's distribution as a table to `table` unless NULL;

@@ -10,8 +10,11 @@
 #include <string.h>
 
 int64_t case_bytes_moved(const bench_case *c) {
-    return 2 * shape_numel(c->shape) * (int64_t)tscan_dtype_size(c->dtype);
+    return shape_numel(c->shape) * (int64_t)(tscan_dtype_size(c->dtype) + tscan_dtype_size(c->out_dtype));
 }
+
+/* The copy ceiling's bytes: a copy reads and writes each, so it moves what the case moves. */
+static size_t copy_bytes_of(const bench_case *c) { return (size_t)((case_bytes_moved(c) + 1) / 2); }
 
 /* ---- table and progress ------------------------------------------------------------------- */
 
@@ -104,20 +107,21 @@ typedef struct group_state {
     reference_lines ref;
 } group_state;
 
+/* The same input data and output buffer. */
 static int same_input(const bench_case *a, const bench_case *b) {
-    return a && a->shape_id == b->shape_id && a->dtype == b->dtype && a->op == b->op;
+    return a && a->shape_id == b->shape_id && a->dtype == b->dtype && a->out_dtype == b->out_dtype && a->op == b->op;
 }
 
 static int same_reference(const bench_case *a, const bench_case *b) {
     return same_input(a, b) && a->direction == b->direction && a->exclusive == b->exclusive;
 }
 
-/* Bytes of a view's span and the element offset of element (0,...,0) within it. */
-static size_t span_bytes(const bench_case *c, const int64_t *strides, int64_t *origin) {
+/* Bytes of a view's span of `dtype` and the element offset of element (0,...,0) within it. */
+static size_t span_bytes(const bench_case *c, const int64_t *strides, tscan_dtype dtype, int64_t *origin) {
     int64_t lowest, highest;
     view_extent(c->shape, strides, &lowest, &highest);
     *origin = -lowest;
-    return (size_t)(highest - lowest + 1) * tscan_dtype_size(c->dtype);
+    return (size_t)(highest - lowest + 1) * tscan_dtype_size(dtype);
 }
 
 static int reserve_host(const bench_backend *b, void **buffer, size_t *capacity, size_t bytes) {
@@ -129,16 +133,15 @@ static int reserve_host(const bench_backend *b, void **buffer, size_t *capacity,
     return 0;
 }
 
-static size_t tensor_bytes(const bench_case *c) { return (size_t)shape_numel(c->shape) * tscan_dtype_size(c->dtype); }
-
 static size_t larger(size_t a, size_t b) { return a > b ? a : b; }
 
 static void load_input(bench_backend *b, group_state *g, const bench_case *c, uint64_t seed) {
     int64_t in_origin, out_origin;
-    /* Both spans at least the tensor's bytes: the copy ceiling copies that much between them
-     * (a broadcast input spans less). */
-    size_t in_bytes = larger(span_bytes(c, c->shape->in_strides, &in_origin), tensor_bytes(c));
-    size_t out_bytes = larger(span_bytes(c, c->shape->out_strides, &out_origin), tensor_bytes(c));
+    /* Both spans at least the copy ceiling's bytes, which it copies between them (a broadcast
+     * input spans less, and a narrower input than the output less than half the bytes moved). */
+    size_t in_bytes = larger(span_bytes(c, c->shape->in_strides, c->dtype, &in_origin), copy_bytes_of(c));
+    size_t out_bytes = larger(span_bytes(c, c->shape->out_strides, c->out_dtype, &out_origin), copy_bytes_of(c));
+    const size_t input_bytes = (size_t)shape_numel(c->shape) * tscan_dtype_size(c->dtype);
     const size_t es = tscan_dtype_size(c->dtype);
 
     g->data_case = c;
@@ -150,7 +153,7 @@ static void load_input(bench_backend *b, group_state *g, const bench_case *c, ui
         return;
     }
     /* Gaps between the elements of a view hold a pattern too: nothing uninitialised is uploaded. */
-    if (in_bytes > tensor_bytes(c)) memset(g->host_in, 0x5a, in_bytes);
+    if (in_bytes > input_bytes) memset(g->host_in, 0x5a, in_bytes);
     data_fill_input((char *)g->host_in + (size_t)in_origin * es, c->shape, c->dtype, c->op, seed);
     g->data_ok = b->load(b, g->host_in, in_bytes, out_bytes, &g->in_base, &g->out_base, g->data_error,
                          sizeof g->data_error) == 0;
@@ -175,7 +178,7 @@ static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_stra
     for (uint32_t d = 1; d < in->ndim; ++d)
         if (in->sizes[d] > in->sizes[largest]) largest = d;
     sub_in.sizes[largest] = sub_out.sizes[largest] = (in->sizes[largest] + PROBE_FRACTION - 1) / PROBE_FRACTION;
-    if (gpu_strategy && tscan_scan_supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
+    if (gpu_strategy && b->library->supported(desc, &sub_in, &sub_out) != TSCAN_SUCCESS) return 0;
     if (b->begin_case(b, desc, &sub_in, &sub_out, &workspace, err, errlen)) return -1;
     /* Twice, keeping the second: the first launch of a kernel pays one-time costs (lazy module
      * loading: 2 ms measured, which put a 0.76 ms case at 0.13 s). */
@@ -192,7 +195,7 @@ static int probe_run(bench_backend *b, const tscan_scan_desc *desc, int gpu_stra
 
 static void run_case(bench_backend *b, group_state *g, const measure_settings *settings, uint64_t seed,
                      const bench_case *c, slow_pair *slow, case_result *r, run_results *results) {
-    const size_t es = tscan_dtype_size(c->dtype);
+    const size_t es = tscan_dtype_size(c->dtype), out_es = tscan_dtype_size(c->out_dtype);
     const bench_shape *shape = c->shape;
     /* Longest run whose minimum samples fit in the time limit. */
     const double slowest = settings->time_limit / (double)settings->min_samples;
@@ -201,11 +204,11 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     tscan_scan_desc desc;
     tscan_status status;
     char err[512];
-    size_t copy_bytes = tensor_bytes(c), k;
+    size_t copy_bytes = copy_bytes_of(c), k;
     double once;
 
-    span_bytes(c, shape->in_strides, &in_origin);
-    span_bytes(c, shape->out_strides, &out_origin);
+    span_bytes(c, shape->in_strides, c->dtype, &in_origin);
+    span_bytes(c, shape->out_strides, c->out_dtype, &out_origin);
     if (b->lost[0]) {
         set_outcome(r, CASE_SKIPPED, "not run: %s", b->lost);
         return;
@@ -223,7 +226,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     }
     tscan_tensor_init(&in, (char *)g->in_base + (size_t)in_origin * es, c->dtype, shape->ndim, shape->sizes,
                       shape->in_strides);
-    tscan_tensor_init(&out, (char *)g->out_base + (size_t)out_origin * es, c->dtype, shape->ndim, shape->sizes,
+    tscan_tensor_init(&out, (char *)g->out_base + (size_t)out_origin * out_es, c->out_dtype, shape->ndim, shape->sizes,
                       shape->out_strides);
     desc.op = c->op;
     desc.axis = shape->axis;
@@ -231,20 +234,27 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     desc.exclusive = c->exclusive;
     desc.algo = c->strategy == STRATEGY_REFERENCE ? TSCAN_ALGO_AUTO : (tscan_algo)c->strategy;
 
+    if (c->out_dtype != c->dtype &&
+        (!b->library->output_dtype_allowed || !b->library->output_dtype_allowed(c->dtype, c->out_dtype))) {
+        /* A build from before wider outputs (tscan-bench ab against an older libtscan). */
+        set_outcome(r, CASE_SKIPPED, "this libtscan build does not scan %s into %s", tscan_dtype_name(c->dtype),
+                    tscan_dtype_name(c->out_dtype));
+        return;
+    }
     if (c->strategy != STRATEGY_REFERENCE) {
-        status = tscan_scan_supported(&desc, &in, &out);
+        status = b->library->supported(&desc, &in, &out);
         if (status == TSCAN_ERROR_NOT_SUPPORTED) {
-            set_outcome(r, CASE_SKIPPED, "%s", tscan_last_error());
+            set_outcome(r, CASE_SKIPPED, "%s", b->library->last_error());
             return;
         }
         if (status != TSCAN_SUCCESS) {
-            set_outcome(r, CASE_FAILED, "tscan_scan_supported: %s: %s", tscan_status_string(status),
-                        tscan_last_error());
+            set_outcome(r, CASE_FAILED, "tscan_scan_supported: %s: %s", b->library->status_string(status),
+                        b->library->last_error());
             return;
         }
         if (desc.algo == TSCAN_ALGO_AUTO) {
             tscan_algo chosen;
-            if (tscan_scan_auto_algo(&desc, &in, &out, &chosen) == TSCAN_SUCCESS) r->resolved_strategy = (int)chosen;
+            if (b->library->auto_algo(&desc, &in, &out, &chosen) == TSCAN_SUCCESS) r->resolved_strategy = (int)chosen;
         }
     }
     /* AUTO may choose differently for the smaller tensor, so its probe would say little. */
@@ -267,7 +277,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     }
     if (!same_reference(g->reference_case, c)) {
         g->reference_case = c;
-        g->reference_ok = reference_compute(&g->ref, shape, c->dtype, &desc,
+        g->reference_ok = reference_compute(&g->ref, shape, c->dtype, c->out_dtype, &desc,
                                             (char *)g->host_in + (size_t)in_origin * es, seed, g->reference_error,
                                             sizeof g->reference_error) == 0;
     }
@@ -285,7 +295,7 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
         b->end_case(b);
         return;
     }
-    reference_check(&g->ref, shape, c->dtype, (char *)g->host_out + (size_t)out_origin * es, &r->check);
+    reference_check(&g->ref, shape, c->out_dtype, (char *)g->host_out + (size_t)out_origin * out_es, &r->check);
     r->checked = 1;
     if (r->check.mismatches) {
         set_outcome(r, CASE_FAILED,
@@ -331,25 +341,32 @@ static void run_case(bench_backend *b, group_state *g, const measure_settings *s
     r->status = CASE_PASSED;
 }
 
-int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed, const bench_case *cases,
-              size_t count, run_results *results, FILE *table) {
-    group_state group;
+int run_cases(bench_backend *const *backends, size_t backend_count, const measure_settings *settings, uint64_t seed,
+              const bench_case *cases, size_t count, run_results *results, FILE *table) {
+    group_state groups[MAX_BACKENDS];
+    slow_pair *slow[MAX_BACKENDS] = {NULL};
     progress p;
     double start = bench_now();
-    size_t shape_slots = 0;
-    slow_pair *slow;
+    size_t shape_slots = 0, slots;
+    int out_of_memory = 0;
 
-    memset(results, 0, sizeof *results);
-    memset(&group, 0, sizeof group);
     for (size_t i = 0; i < count; ++i)
         if (cases[i].shape_id >= shape_slots) shape_slots = cases[i].shape_id + 1;
-    slow = calloc((shape_slots ? shape_slots : 1) * (STRATEGY_REFERENCE + 1), sizeof *slow);
-    results->cases = calloc(count ? count : 1, sizeof *results->cases);
-    /* At most one copy per case. */
-    results->copies = calloc(count ? count : 1, sizeof *results->copies);
-    if (!slow || !results->cases || !results->copies) {
-        free(slow);
-        run_results_free(results);
+    slots = (shape_slots ? shape_slots : 1) * (STRATEGY_REFERENCE + 1);
+    memset(groups, 0, sizeof groups);
+    for (size_t k = 0; k < backend_count; ++k) {
+        memset(&results[k], 0, sizeof results[k]);
+        slow[k] = calloc(slots, sizeof *slow[k]);
+        results[k].cases = calloc(count ? count : 1, sizeof *results[k].cases);
+        /* At most one copy per case. */
+        results[k].copies = calloc(count ? count : 1, sizeof *results[k].copies);
+        out_of_memory |= !slow[k] || !results[k].cases || !results[k].copies;
+    }
+    if (out_of_memory || backend_count > MAX_BACKENDS) {
+        for (size_t k = 0; k < backend_count && k < MAX_BACKENDS; ++k) {
+            free(slow[k]);
+            run_results_free(&results[k]);
+        }
         return -1;
     }
     memset(&p, 0, sizeof p);
@@ -358,24 +375,32 @@ int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed,
 
     table_header(table);
     for (size_t i = 0; i < count; ++i) {
-        case_result *r = &results->cases[i];
-        r->copy_index = -1;
-        r->resolved_strategy = -1;
-        nvtxRangePushA(cases[i].name);
-        run_case(b, &group, settings, seed, &cases[i],
-                 &slow[cases[i].shape_id * (STRATEGY_REFERENCE + 1) + (size_t)cases[i].strategy], r, results);
-        nvtxRangePop();
-        if (r->status == CASE_PASSED) results->passed++;
-        else if (r->status == CASE_FAILED) results->failed++;
-        else results->skipped++;
-        table_row(table, &cases[i], r, results);
+        /* Backends take turns case by case, in alternating order, so that drift and the order
+         * within a pair fall on each alike. */
+        for (size_t turn = 0; turn < backend_count; ++turn) {
+            size_t k = i % 2 ? backend_count - 1 - turn : turn;
+            case_result *r = &results[k].cases[i];
+            r->copy_index = -1;
+            r->resolved_strategy = -1;
+            nvtxRangePushA(cases[i].name);
+            run_case(backends[k], &groups[k], settings, seed, &cases[i],
+                     &slow[k][cases[i].shape_id * (STRATEGY_REFERENCE + 1) + (size_t)cases[i].strategy], r,
+                     &results[k]);
+            nvtxRangePop();
+            if (r->status == CASE_PASSED) results[k].passed++;
+            else if (r->status == CASE_FAILED) results[k].failed++;
+            else results[k].skipped++;
+        }
+        for (size_t k = 0; k < backend_count; ++k) table_row(table, &cases[i], &results[k].cases[i], &results[k]);
         progress_update(&p, &cases[i], i + 1, count);
     }
-    results->walltime = bench_now() - start;
-    b->host_free(group.host_in);
-    b->host_free(group.host_out);
-    reference_free(&group.ref);
-    free(slow);
+    for (size_t k = 0; k < backend_count; ++k) {
+        results[k].walltime = bench_now() - start;
+        backends[k]->host_free(groups[k].host_in);
+        backends[k]->host_free(groups[k].host_out);
+        reference_free(&groups[k].ref);
+        free(slow[k]);
+    }
     return 0;
 }
 

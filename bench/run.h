@@ -42,11 +42,15 @@ typedef struct run_results {
  * counted, and a broadcast input element counts each time it is read. */
 int64_t case_bytes_moved(const bench_case *c);
 
-/* Runs every case, printing a table row per case to `table` and progress to stderr. Fills
- * results (its arrays allocated here; free with run_results_free). Returns 0, or -1 when out
- * of host memory. */
-int run_cases(bench_backend *b, const measure_settings *settings, uint64_t seed, const bench_case *cases,
-              size_t count, run_results *results, FILE *table);
+/* Backends one run times side by side (tscan-bench ab: two builds of the library). */
+#define MAX_BACKENDS 2
+
+/* Runs every case on each backend in turn, printing a table row per case and backend to
+ * `table` and progress to stderr. Fills results[k] for backends[k] (arrays allocated here;
+ * free each with run_results_free). Returns 0, or -1 when out of host memory or given more
+ * than MAX_BACKENDS. */
+int run_cases(bench_backend *const *backends, size_t backend_count, const measure_settings *settings, uint64_t seed,
+              const bench_case *cases, size_t count, run_results *results, FILE *table);
 void run_results_free(run_results *results);
 
 void table_header(FILE *out);

@@ -275,7 +275,32 @@ int sweep_add_entry(bench_sweep *sweep, const size_t *shape_ids, size_t shape_co
     memcpy(entry->shape_ids, shape_ids, shape_count * sizeof *shape_ids);
     entry->shape_count = shape_count;
     memcpy(entry->masks, masks, sizeof entry->masks);
+    entry->output_dtype = -1;
     sweep->entry_count++;
+    return 0;
+}
+
+int parse_dtype_name(const char *name) {
+    for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt)
+        if (!strcmp(name, tscan_dtype_name((tscan_dtype)dt))) return dt;
+    return -1;
+}
+
+int sweep_output_dtype(bench_sweep *sweep, int dtype, char *err, size_t errlen) {
+    for (size_t e = 0; e < sweep->entry_count; ++e) {
+        sweep_entry *entry = &sweep->entries[e];
+        if (dtype >= 0) entry->output_dtype = dtype;
+        if (entry->output_dtype < 0) continue;
+        for (int dt = 0; dt < TSCAN_DTYPE_COUNT; ++dt)
+            if (entry->masks[AXIS_DTYPE] >> dt & 1 &&
+                !tscan_output_dtype_allowed((tscan_dtype)dt, (tscan_dtype)entry->output_dtype)) {
+                snprintf(err, errlen,
+                         "output dtype %s cannot hold a scan of dtype %s (entry %zu): the output must be the "
+                         "input's type or a wider one of its family",
+                         tscan_dtype_name((tscan_dtype)entry->output_dtype), tscan_dtype_name((tscan_dtype)dt), e);
+                return -1;
+            }
+    }
     return 0;
 }
 
@@ -535,7 +560,7 @@ static int read_shape(bench_sweep *sweep, const cJSON *object, const char *entry
 static int read_entry(bench_sweep *sweep, const cJSON *object, const char *path, const char *where,
                       char *err, size_t errlen) {
     static const char *const axis_keys[AXIS_COUNT] = {"dtypes", "ops", "directions", "exclusive", "algos"};
-    static const char *const other_keys[] = {"class", "shapes", "ladder"};
+    static const char *const other_keys[] = {"class", "shapes", "ladder", "output_dtype"};
     uint32_t masks[AXIS_COUNT] = {UINT32_C(1) << TSCAN_FLOAT32, UINT32_C(1) << TSCAN_OP_SUM,
                                   UINT32_C(1) << TSCAN_INCREASING, 1, axis_all(AXIS_ALGO)};
     const cJSON *item, *shapes, *ladder, *field;
@@ -581,6 +606,11 @@ static int read_entry(bench_sweep *sweep, const cJSON *object, const char *path,
         if (add_ladder(sweep, (int)low, (int)high, 1, ids, &count)) FILE_ERROR("out of memory");
     }
     if (sweep_add_entry(sweep, ids, count, masks)) FILE_ERROR("out of memory");
+    if ((field = cJSON_GetObjectItemCaseSensitive(object, "output_dtype"))) {
+        const int dtype = cJSON_IsString(field) ? parse_dtype_name(field->valuestring) : -1;
+        if (dtype < 0) FILE_ERROR("output_dtype must be the name of a dtype");
+        sweep->entries[sweep->entry_count - 1].output_dtype = dtype;
+    }
     return 0;
 }
 
@@ -649,20 +679,23 @@ done:
 
 /* ---- expansion ---------------------------------------------------------------------------- */
 
-static void case_init(bench_case *c, const bench_sweep *sweep, size_t shape_id, int dtype, int op,
+static void case_init(bench_case *c, const bench_sweep *sweep, size_t shape_id, int dtype, int out_dtype, int op,
                       int direction, int exclusive, int strategy) {
-    char sizes[160], layout[192];
+    char sizes[160], layout[192], dtypes[40];
     c->shape_id = shape_id;
     c->shape = &sweep->shapes[shape_id];
     c->dtype = (tscan_dtype)dtype;
+    c->out_dtype = (tscan_dtype)(out_dtype >= 0 ? out_dtype : dtype);
     c->op = (tscan_op)op;
     c->direction = (tscan_direction)direction;
     c->exclusive = exclusive;
     c->strategy = strategy;
     shape_label(c->shape, sizes, sizeof sizes);
     layout_label(c->shape, layout, sizeof layout);
-    snprintf(c->name, sizeof c->name, "%s/%s/%s/axis%" PRIu32 "/%s/%s/%s/%s", tscan_op_name(c->op),
-             tscan_dtype_name(c->dtype), sizes, c->shape->axis, layout, direction_names[direction],
+    /* A wider output shows in the name as "uint8->int32". */
+    snprintf(dtypes, sizeof dtypes, "%s%s%s", tscan_dtype_name(c->dtype), c->out_dtype != c->dtype ? "->" : "",
+             c->out_dtype != c->dtype ? tscan_dtype_name(c->out_dtype) : "");
+    snprintf(c->name, sizeof c->name, "%s/%s/%s/axis%" PRIu32 "/%s/%s/%s/%s", tscan_op_name(c->op), dtypes, sizes, c->shape->axis, layout, direction_names[direction],
              exclusive_names[exclusive], strategy_name(strategy));
 }
 
@@ -676,12 +709,12 @@ static int by_name(const void *a, const void *b) {
     return order ? order : (i > j) - (i < j);
 }
 
-/* Run order: cases that share an input (shape, dtype, op) together, then those that share a
- * reference (direction, exclusive), then the strategies. */
+/* Run order: cases that share an input and output buffers (shape, dtypes, op) together, then
+ * those that share a reference (direction, exclusive), then the strategies. */
 static int by_run_order(const void *a, const void *b) {
     const bench_case *x = a, *y = b;
-    int64_t keys_x[] = {(int64_t)x->shape_id, x->dtype, x->op, x->direction, x->exclusive, x->strategy};
-    int64_t keys_y[] = {(int64_t)y->shape_id, y->dtype, y->op, y->direction, y->exclusive, y->strategy};
+    int64_t keys_x[] = {(int64_t)x->shape_id, x->dtype, x->out_dtype, x->op, x->direction, x->exclusive, x->strategy};
+    int64_t keys_y[] = {(int64_t)y->shape_id, y->dtype, y->out_dtype, y->op, y->direction, y->exclusive, y->strategy};
     for (size_t k = 0; k < sizeof keys_x / sizeof keys_x[0]; ++k)
         if (keys_x[k] != keys_y[k]) return keys_x[k] < keys_y[k] ? -1 : 1;
     return 0;
@@ -714,7 +747,7 @@ int sweep_expand(const bench_sweep *sweep, int reference_backend, bench_case **c
                                     !(entry->masks[AXIS_DIRECTION] >> dir & 1) ||
                                     !(entry->masks[AXIS_EXCLUSIVE] >> ex & 1) || !(strategies >> st & 1))
                                     continue;
-                                case_init(&list[n++], sweep, entry->shape_ids[s], dt, op, dir, ex,
+                                case_init(&list[n++], sweep, entry->shape_ids[s], dt, entry->output_dtype, op, dir, ex,
                                           reference_backend ? STRATEGY_REFERENCE : st);
                             }
     }

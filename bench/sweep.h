@@ -39,6 +39,7 @@ typedef struct sweep_entry {
     size_t *shape_ids;
     size_t shape_count;
     uint32_t masks[AXIS_COUNT];
+    int output_dtype; /* a wider output for every case (tscan_output_dtype_allowed), or -1: the input's */
 } sweep_entry;
 
 typedef struct bench_sweep {
@@ -52,6 +53,7 @@ typedef struct bench_case {
     const bench_shape *shape;
     size_t shape_id;
     tscan_dtype dtype;
+    tscan_dtype out_dtype; /* dtype, or a wider one */
     tscan_op op;
     tscan_direction direction;
     int exclusive;
@@ -103,6 +105,11 @@ int sweep_add_entry(bench_sweep *sweep, const size_t *shape_ids, size_t shape_co
  * every entry's selection of that axis. */
 int sweep_override(bench_sweep *sweep, const bench_shape *shapes, size_t shape_count,
                    const uint32_t *masks);
+/* The output dtype of every entry: `dtype` (>= 0) replaces theirs; then every entry's must
+ * hold a scan of each of its dtypes, else -1 with a message naming both. */
+int sweep_output_dtype(bench_sweep *sweep, int dtype, char *err, size_t errlen);
+/* The tscan_dtype named `name` ("uint8"), or -1. */
+int parse_dtype_name(const char *name);
 /* Crosses every entry into cases: duplicates (by name) dropped, ordered so that cases
  * sharing input data run one after another. The reference backend has one strategy. */
 int sweep_expand(const bench_sweep *sweep, int reference_backend, bench_case **cases, size_t *count);

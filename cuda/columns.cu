@@ -48,18 +48,29 @@ template <class T> struct step_items<T, 1> {
     __device__ __forceinline__ void set(int, T v) { x = v; }
 };
 
-// Scans `rows` (at most kUnroll) consecutive steps of the walk from in and out. All loads
-// come before the stores: in place, each element is read before it is overwritten, and the
-// loads overlap in flight.
-template <class Traits, int W, int kUnroll>
-__device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<typename Traits::A> &op,
-                                          const typename Traits::T *in, typename Traits::T *out, int rows,
-                                          typename Traits::A (&running)[W]) {
+// Single lines (W == 1) of an output dtype that takes narrower inputs read them converted;
+// other kernels compile no widening path.
+template <tscan_dtype D, int W> constexpr bool may_widen = W == 1 && takes_narrower_input(D);
+
+// Scans `rows` (at most kUnroll) consecutive steps of the walk from in (bytes, in_step bytes
+// apart) and out. All loads come before the stores: in place, each element is read before it
+// is overwritten, and the loads overlap in flight. A narrower input (a.widens, may_widen)
+// converts each element to T on load.
+template <tscan_dtype D, int W, int kUnroll>
+__device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<typename dtype_traits<D>::A> &op,
+                                          const char *in, int64_t in_step, typename dtype_traits<D>::T *out,
+                                          int rows, typename dtype_traits<D>::A (&running)[W]) {
+    using Traits = dtype_traits<D>;
+    using T = typename Traits::T;
     using A = typename Traits::A;
-    step_items<typename Traits::T, W> x[kUnroll];
+    step_items<T, W> x[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-        if (u < rows) x[u].load(in + u * a.in_step);
+    for (int u = 0; u < kUnroll; ++u) {
+        if (u < rows) {
+            if (may_widen<D, W> && a.widens) x[u].set(0, read_widened<D>(in + u * in_step, a.in_dtype));
+            else x[u].load(reinterpret_cast<const T *>(in + u * in_step));
+        }
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         if (u < rows) {
@@ -82,11 +93,13 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
     using T = typename Traits::T;
     using A = typename Traits::A;
     const scan_op<A> op{a.prod};
+    const int64_t in_bytes = may_widen<D, W> && a.widens ? a.in_bytes : (int64_t)sizeof(T);
+    const int64_t in_step = a.in_step * in_bytes;
     const int64_t stride = (int64_t)gridDim.x * kThreads;
     for (int64_t line = (int64_t)blockIdx.x * kThreads + threadIdx.x; line < a.lines; line += stride) {
         int64_t in_offset, out_offset;
         a.batch.offsets(line, in_offset, out_offset);
-        const T *in = reinterpret_cast<const T *>(a.in) + in_offset;
+        const char *in = a.in + in_offset * in_bytes;
         T *out = reinterpret_cast<T *>(a.out) + out_offset;
         A running[W];
 #pragma unroll
@@ -99,14 +112,14 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
         int64_t k = 0;
         if constexpr (W == 1) {
             for (; k + kUnroll <= a.n; k += kUnroll) {
-                scan_rows<Traits, W, kUnroll>(a, op, in, out, kUnroll, running);
-                in += kUnroll * a.in_step;
+                scan_rows<D, W, kUnroll>(a, op, in, in_step, out, kUnroll, running);
+                in += kUnroll * in_step;
                 out += kUnroll * a.out_step;
             }
         }
         for (; k < a.n; k += kUnroll) {
-            scan_rows<Traits, W, kUnroll>(a, op, in, out, (int)min((int64_t)kUnroll, a.n - k), running);
-            in += kUnroll * a.in_step;
+            scan_rows<D, W, kUnroll>(a, op, in, in_step, out, (int)min((int64_t)kUnroll, a.n - k), running);
+            in += kUnroll * in_step;
             out += kUnroll * a.out_step;
         }
     }
@@ -128,23 +141,26 @@ template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, c
 }
 
 // Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
+// D is the output's dtype; a narrower input walks single lines (its elements convert one by one).
 template <tscan_dtype D> struct columns_launch {
     static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
         scan_args a = make_scan_args(p);
-        if (a.lines / W < kMinVectorThreads || !lines_packed_by(a, W, p->elem_size)) return launch_kernel<K, 1>(a, stream);
+        if (a.widens || a.lines / W < kMinVectorThreads || !lines_packed_by(a, W, p->elem_size))
+            return launch_kernel<K, 1>(a, stream);
         pack_lines(a, W);
         return launch_kernel<K, W>(a, stream);
     }
 };
 
 tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
-    return dispatch_dtype<columns_launch>(p->dtype, p, stream);
+    return dispatch_dtype<columns_launch>(p->out_dtype, p, stream);
 }
 
 }  // namespace
 }  // namespace tscan
 
+// Every layout and every allowed pair of dtypes.
 extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::takes_every_layout,
                                                           tscan::no_workspace, tscan::launch};

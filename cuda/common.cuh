@@ -78,7 +78,7 @@ template <> struct dtype_traits<TSCAN_BFLOAT16> {
 };
 
 // The list and the table agree on every element size, or the build stops here.
-#define TSCAN_CHECK_SIZE(D, name, bytes)                                                   \
+#define TSCAN_CHECK_SIZE(D, name, bytes, kind)                                             \
     static_assert(sizeof(typename dtype_traits<D>::T) == (bytes), "size of " #name);
 TSCAN_DTYPE_LIST(TSCAN_CHECK_SIZE)
 #undef TSCAN_CHECK_SIZE
@@ -88,8 +88,8 @@ TSCAN_DTYPE_LIST(TSCAN_CHECK_SIZE)
 template <template <tscan_dtype> class Kernel, class... Args>
 tscan_status dispatch_dtype(tscan_dtype d, Args &&...args) {
     switch (d) {
-#define TSCAN_DTYPE_CASE(D, name, bytes) \
-    case D:                              \
+#define TSCAN_DTYPE_CASE(D, name, bytes, kind) \
+    case D:                                    \
         return Kernel<D>::run(args...);
         TSCAN_DTYPE_LIST(TSCAN_DTYPE_CASE)
 #undef TSCAN_DTYPE_CASE
@@ -107,6 +107,47 @@ constexpr tscan_dtype kernel_dtype(tscan_dtype d) {
            : d == TSCAN_INT32 ? TSCAN_UINT32
            : d == TSCAN_INT64 ? TSCAN_UINT64
                               : d;
+}
+
+// ---- inputs of a narrower type (CONTRACT §1.2) --------------------------------------
+// A kernel of output dtype D reads a narrower input through the run-time input dtype: each
+// element converted to D's storage type T on load (integers as C converts them, floats
+// exactly), after which the scan is the same-type one. Signed integers may run the unsigned
+// kernel of their width (kernel_dtype): the conversion keeps the same low bits either way, and
+// an input of the output's width (int32 into uint32) is already the unsigned kernel's bits.
+
+// Whether some narrower input may scan into D (tscan_pair_allowed): the kernels of the others
+// (uint8, float16, bfloat16) compile no widening path, and keep their registers.
+constexpr bool takes_narrower_input(tscan_dtype d) {
+#define TSCAN_NARROWER_INPUT(I, name, bytes, kind) || (bytes < tscan_bytes_of(d) && tscan_pair_allowed(I, d))
+    return false TSCAN_DTYPE_LIST(TSCAN_NARROWER_INPUT);
+#undef TSCAN_NARROWER_INPUT
+}
+
+template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const char *p) {
+    using TI = typename dtype_traits<In>::T;
+    const TI raw = *reinterpret_cast<const TI *>(p);
+    if constexpr (tscan_kind_of(In) == TSCAN_KIND_float) return (T)dtype_traits<In>::load(raw);
+    else return (T)raw;
+}
+
+// The input element at p, of dtype `in` (narrower than D), as D's storage type. Only the
+// narrower pairs that tscan_pair_allowed lists are instantiated; validation has refused the
+// others, so the end of the switch is not reached.
+template <tscan_dtype D>
+__device__ __forceinline__ typename dtype_traits<D>::T read_widened(const char *p, tscan_dtype in) {
+    using T = typename dtype_traits<D>::T;
+    switch (in) {
+#define TSCAN_WIDEN_CASE(I, name, bytes, kind)                                                    \
+    case I:                                                                                       \
+        if constexpr (bytes < sizeof(T) && tscan_pair_allowed(I, D)) return converted<I, T>(p); \
+        break;
+        TSCAN_DTYPE_LIST(TSCAN_WIDEN_CASE)
+#undef TSCAN_WIDEN_CASE
+    default:
+        break;
+    }
+    return T{};
 }
 
 // ---- the operator: a run-time choice, uniform across the launch --------------------------
@@ -255,14 +296,19 @@ struct scan_args {
     batch_map batch;
     bool prod;
     bool exclusive;
+    // The input's dtype and element size. `widens`: narrower than the output's (the kernels load
+    // its elements one at a time through read_widened); an input of the output's width is read
+    // as the output's type (the same bits: the pair is one of integers, see kernel_dtype).
+    tscan_dtype in_dtype;
+    bool widens;
+    int64_t in_bytes;
 };
 
 inline scan_args make_scan_args(const tscan_problem *p) {
     scan_args a;
-    int64_t es = (int64_t)p->elem_size;
     int64_t far = p->reverse ? p->n - 1 : 0;
-    a.in = p->in + far * p->in_step * es;
-    a.out = p->out + far * p->out_step * es;
+    a.in = p->in + far * p->in_step * (int64_t)p->elem_size;
+    a.out = p->out + far * p->out_step * (int64_t)p->out_elem_size;
     a.n = p->n;
     a.in_step = p->reverse ? -p->in_step : p->in_step;
     a.out_step = p->reverse ? -p->out_step : p->out_step;
@@ -276,6 +322,9 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     }
     a.prod = p->op == TSCAN_OP_PROD;
     a.exclusive = p->exclusive != 0;
+    a.in_dtype = p->dtype;
+    a.widens = p->elem_size != p->out_elem_size;
+    a.in_bytes = (int64_t)p->elem_size;
     return a;
 }
 

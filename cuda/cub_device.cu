@@ -16,9 +16,10 @@ namespace {
 // that scans many lines per launch is the right tool, and this one declines.
 constexpr int64_t cub_device_max_lines = 4096;
 
-// Element k of a line, k * step elements from its first element, widened to the
-// accumulator type. A negative step walks memory backwards: that is how a decreasing scan
-// reaches CUB, which only scans forwards.
+// Element k of a line, k * step bytes from its first element, widened to the accumulator
+// type: an element of D, or of the narrower a.in_dtype when a.widens (converted on load, a
+// run-time choice rather than another CUB instantiation). A negative step walks memory
+// backwards: that is how a decreasing scan reaches CUB, which only scans forwards.
 template <tscan_dtype D> class line_reader {
     using traits = dtype_traits<D>;
     using T = typename traits::T;
@@ -31,16 +32,24 @@ public:
     using reference = A;
     using iterator_category = ::cuda::std::random_access_iterator_tag;
 
-    __host__ __device__ line_reader(const T *first, int64_t step) : first_(first), step_(step) {}
-    __device__ A operator*() const { return traits::load(*first_); }
-    __device__ A operator[](difference_type k) const { return traits::load(first_[k * step_]); }
+    __host__ __device__ line_reader(const char *first, int64_t step, tscan_dtype in_dtype, bool widens)
+        : first_(first), step_(step), in_dtype_(in_dtype), widens_(widens) {}
+    __device__ A operator*() const { return (*this)[0]; }
+    __device__ A operator[](difference_type k) const {
+        const char *at = first_ + k * step_;
+        if constexpr (takes_narrower_input(D))
+            if (widens_) return traits::load(read_widened<D>(at, in_dtype_));
+        return traits::load(*reinterpret_cast<const T *>(at));
+    }
     __host__ __device__ line_reader operator+(difference_type k) const {
-        return line_reader(first_ + k * step_, step_);
+        return line_reader(first_ + k * step_, step_, in_dtype_, widens_);
     }
 
 private:
-    const T *first_;
+    const char *first_;
     int64_t step_;
+    tscan_dtype in_dtype_;
+    bool widens_;
 };
 
 // The output side of line_reader: assigning an accumulator value to element k narrows it to
@@ -98,7 +107,8 @@ template <tscan_dtype D> struct cub_lines {
     using T = typename dtype_traits<D>::T;
     using A = typename dtype_traits<D>::A;
 
-    static cudaError_t scan_line(void *temp, size_t &temp_bytes, const T *in, T *out, const scan_args &a,
+    // in: the line's first input element (of a.in_dtype).
+    static cudaError_t scan_line(void *temp, size_t &temp_bytes, const char *in, T *out, const scan_args &a,
                                  cudaStream_t stream) {
         const scan_op<A> op{a.prod};
         // Lines stored as their own accumulator type and contiguous in increasing order go to
@@ -106,31 +116,32 @@ template <tscan_dtype D> struct cub_lines {
         // cuda::std::plus, for which CUB has tuned Hopper policies; a run-time operator gets
         // its generic policy (measured: 70% of copy on 2^28 float32).
         if constexpr (std::is_same_v<T, A>) {
-            if (a.in_step == 1 && a.out_step == 1) {
+            if (!a.widens && a.in_step == 1 && a.out_step == 1) {
+                const T *raw = reinterpret_cast<const T *>(in);
                 if (!a.prod)
-                    return device_scan(temp, temp_bytes, in, out, ::cuda::std::plus<A>{}, A(0), a.exclusive, a.n,
+                    return device_scan(temp, temp_bytes, raw, out, ::cuda::std::plus<A>{}, A(0), a.exclusive, a.n,
                                        stream);
-                return device_scan(temp, temp_bytes, in, out, op, op.identity(), a.exclusive, a.n, stream);
+                return device_scan(temp, temp_bytes, raw, out, op, op.identity(), a.exclusive, a.n, stream);
             }
         }
-        return device_scan(temp, temp_bytes, line_reader<D>(in, a.in_step), line_writer<D>(out, a.out_step),
-                           op, op.identity(), a.exclusive, a.n, stream);
+        const line_reader<D> reader(in, a.in_step * a.in_bytes, a.in_dtype, a.widens);
+        return device_scan(temp, temp_bytes, reader, line_writer<D>(out, a.out_step), op, op.identity(), a.exclusive,
+                           a.n, stream);
     }
 
     static tscan_status run(const tscan_problem *p, void *workspace, size_t *bytes, cudaStream_t stream) {
         const scan_args a = make_scan_args(p);
         if (!workspace) {  // the size depends on n, the types and the path, not on the line
             *bytes = 0;
-            TSCAN_CUDA_CHECK(scan_line(nullptr, *bytes, (const T *)a.in, (T *)a.out, a, stream));
+            TSCAN_CUDA_CHECK(scan_line(nullptr, *bytes, a.in, (T *)a.out, a, stream));
             return TSCAN_SUCCESS;
         }
-        const int64_t es = (int64_t)p->elem_size;
         for (int64_t b = 0; b < a.lines; ++b) {
             int64_t in_off = 0, out_off = 0;
             tscan_problem_line_offsets(p, b, &in_off, &out_off);
             size_t temp_bytes = *bytes;
-            TSCAN_CUDA_CHECK(scan_line(workspace, temp_bytes, (const T *)(a.in + in_off * es),
-                                       (T *)(a.out + out_off * es), a, stream));
+            TSCAN_CUDA_CHECK(scan_line(workspace, temp_bytes, a.in + in_off * a.in_bytes,
+                                       (T *)(a.out + out_off * (int64_t)p->out_elem_size), a, stream));
         }
         return TSCAN_SUCCESS;
     }
@@ -153,7 +164,7 @@ tscan_status check(const tscan_problem *p) {
 }
 
 tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    return dispatch_dtype<cub_entry>(p->dtype, p, (void *)nullptr, bytes, cudaStream_t{});
+    return dispatch_dtype<cub_entry>(p->out_dtype, p, (void *)nullptr, bytes, cudaStream_t{});
 }
 
 tscan_status launch(const tscan_problem *p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
@@ -161,7 +172,7 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t workspace_by
     if (!workspace)
         return tscan_fail(TSCAN_ERROR_WORKSPACE, "cub_device needs a workspace and got NULL (%zu bytes)",
                           workspace_bytes);
-    return dispatch_dtype<cub_entry>(p->dtype, p, workspace, &workspace_bytes, stream);
+    return dispatch_dtype<cub_entry>(p->out_dtype, p, workspace, &workspace_bytes, stream);
 }
 
 }  // namespace

@@ -67,19 +67,21 @@ __host__ __device__ __forceinline__ int64_t vector_head(const char *first, int64
 // and stay in scan_args. Scan element k is in[k * a.in_step] and out[k * a.out_step]
 // (direction folded into the steps); virtual position p holds scan element p - head.
 template <class T> struct row_line {
-    const T *in;
+    const T *in;  // the line's first input element (of a.in_dtype when a.widens)
     T *out;
     int head;
     bool vec_in, vec_out;  // 16-byte vectors for loads, for stores
 
-    __device__ row_line(const scan_args &a, int64_t b, int vec) {
+    // may_widen: the kernel's dtype takes narrower inputs (takes_narrower_input), a constant.
+    __device__ row_line(const scan_args &a, int64_t b, int vec, bool may_widen) {
         int64_t in_off, out_off;
         a.batch.offsets(b, in_off, out_off);
-        in = reinterpret_cast<const T *>(a.in) + in_off;
+        const bool widens = may_widen && a.widens;
+        in = reinterpret_cast<const T *>(a.in + in_off * (widens ? a.in_bytes : (int64_t)sizeof(T)));
         out = reinterpret_cast<T *>(a.out) + out_off;
         vec_out = a.out_step == 1 || a.out_step == -1;
         head = vec_out ? (int)vector_head((const char *)out, a.out_step, sizeof(T), vec) : 0;
-        vec_in = vec_out && a.in_step == a.out_step &&
+        vec_in = !widens && vec_out && a.in_step == a.out_step &&
                  vector_head((const char *)in, a.in_step, sizeof(T), vec) == head;
     }
 };
@@ -156,8 +158,9 @@ __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_
 }
 
 // Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
-// are left as they were (the caller masks them).
-template <class T, int ITEMS>
+// are left as they were (the caller masks them). D is the output's dtype: a narrower input
+// (a.widens) loads element by element, each converted to T.
+template <tscan_dtype D, class T, int ITEMS>
 __device__ __forceinline__ void fetch(const scan_args &a, const input_window &window, const row_line<T> &l,
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
@@ -172,11 +175,14 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
         for (int u = 0; u < ITEMS / vec; ++u) raw.set_vector(u, first[reversed ? -u : u], reversed);
         return;
     }
-    // Element by element, walking a pointer: one 64-bit address live rather than ITEMS.
-    const T *at = l.in + k0 * a.in_step;
+    // Element by element, walking a pointer: one 64-bit address live rather than ITEMS. A
+    // narrower input (never vectors: vec_in is false and the window empty) converts each one.
+    const bool widens = takes_narrower_input(D) && a.widens;
+    const int64_t step = a.in_step * (widens ? a.in_bytes : (int64_t)sizeof(T));
+    const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i, at += a.in_step)
-        if (holds(a, k0 + i)) raw.set(i, *at);
+    for (int i = 0; i < ITEMS; ++i, at += step)
+        if (holds(a, k0 + i)) raw.set(i, widens ? read_widened<D>(at, a.in_dtype) : *reinterpret_cast<const T *>(at));
 }
 
 // Writes the thread's items at virtual positions [p0, p0 + ITEMS), skipping positions outside
@@ -281,17 +287,17 @@ __global__ void __launch_bounds__(
 
     const int64_t first = (int64_t)blockIdx.x * groups_per_block + threadIdx.x / GROUP;
     for (int64_t b = first; b < a.lines; b += stride) {
-        const row_line<T> line(a, b, vec);
+        const row_line<T> line(a, b, vec, takes_narrower_input(D));
         const int64_t span = line.head + a.n;
         group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};
-        if constexpr (prefetch) fetch(a, window, line, offset, current);
+        if constexpr (prefetch) fetch<D>(a, window, line, offset, current);
         for (int64_t start = 0; start < span; start += chunk) {
             const int64_t p0 = start + offset;
             if constexpr (prefetch) {
-                if (start + chunk < span) fetch(a, window, line, p0 + chunk, next);
+                if (start + chunk < span) fetch<D>(a, window, line, p0 + chunk, next);
             } else {
-                fetch(a, window, line, p0, current);
+                fetch<D>(a, window, line, p0, current);
             }
 
             A x[ITEMS];
@@ -359,7 +365,7 @@ template <tscan_dtype D> struct rows_launcher {
 
     // The input_window of a: empty unless realigned loads are both needed and safe.
     static input_window realign_window(const scan_args &a, size_t elem_size) {
-        if (a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {0, 0};
+        if (a.widens || a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {0, 0};
         // every line's input and output share their alignment: the plain vector path
         bool aligned = vector_head(a.in, a.in_step, elem_size, geometry::vec) ==
                        vector_head(a.out, a.out_step, elem_size, geometry::vec);
@@ -375,11 +381,11 @@ template <tscan_dtype D> struct rows_launcher {
 
     static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
         const scan_args a = make_scan_args(p);
-        const input_window window = realign_window(a, p->elem_size);
+        const input_window window = realign_window(a, p->out_elem_size);
         int sms = 0;
         tscan_status s = sm_count(&sms);
         if (s != TSCAN_SUCCESS) return s;
-        const int64_t span = a.n + head_slack(a, p->elem_size);
+        const int64_t span = a.n + head_slack(a, p->out_elem_size);
         if (span <= 32 * gi) {  // one chunk: the narrowest sub-warp that holds the line
             if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, window, sms, stream);
             if (span <= 2 * gi) return launch_rows<D, 2, gi>(a, window, sms, stream);
@@ -401,12 +407,13 @@ template <tscan_dtype D> struct rows_entry {
 };
 
 tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
-    return dispatch_dtype<rows_entry>(p->dtype, p, stream);
+    return dispatch_dtype<rows_entry>(p->out_dtype, p, stream);
 }
 
 }  // namespace
 }  // namespace tscan
 
-// Every layout: unit steps take the vector path, any other stride the element path.
+// Every layout and every allowed pair of dtypes: unit steps take the vector path, any other
+// stride or a narrower input the element path.
 extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::takes_every_layout,
                                                        tscan::no_workspace, tscan::launch};

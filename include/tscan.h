@@ -40,25 +40,26 @@ typedef enum tscan_status {
 } tscan_status;
 
 /*
- * The one list of element types: X(enumerator, name, bytes). Everything per dtype
- * (the enum below, names, sizes, kernel instantiation, the support query) is
+ * The one list of element types: X(enumerator, name, bytes, kind), kind one of signed,
+ * unsigned (integers) or float (the four float types). Everything per dtype (the enum below,
+ * names, sizes, the pairs a scan may widen, kernel instantiation, the support query) is
  * generated from it, so the pieces cannot drift apart. Order fixes the enum values.
  */
-#define TSCAN_DTYPE_LIST(X)       \
-    X(TSCAN_FLOAT32, float32, 4)  \
-    X(TSCAN_FLOAT16, float16, 2)  \
-    X(TSCAN_BFLOAT16, bfloat16, 2) \
-    X(TSCAN_FLOAT64, float64, 8)  \
-    X(TSCAN_INT8, int8, 1)        \
-    X(TSCAN_UINT8, uint8, 1)      \
-    X(TSCAN_INT16, int16, 2)      \
-    X(TSCAN_UINT16, uint16, 2)    \
-    X(TSCAN_INT32, int32, 4)      \
-    X(TSCAN_UINT32, uint32, 4)    \
-    X(TSCAN_INT64, int64, 8)      \
-    X(TSCAN_UINT64, uint64, 8)
+#define TSCAN_DTYPE_LIST(X)                 \
+    X(TSCAN_FLOAT32, float32, 4, float)     \
+    X(TSCAN_FLOAT16, float16, 2, float)     \
+    X(TSCAN_BFLOAT16, bfloat16, 2, float)   \
+    X(TSCAN_FLOAT64, float64, 8, float)     \
+    X(TSCAN_INT8, int8, 1, signed)          \
+    X(TSCAN_UINT8, uint8, 1, unsigned)      \
+    X(TSCAN_INT16, int16, 2, signed)        \
+    X(TSCAN_UINT16, uint16, 2, unsigned)    \
+    X(TSCAN_INT32, int32, 4, signed)        \
+    X(TSCAN_UINT32, uint32, 4, unsigned)    \
+    X(TSCAN_INT64, int64, 8, signed)        \
+    X(TSCAN_UINT64, uint64, 8, unsigned)
 
-#define TSCAN_DTYPE_ENUMERATOR_(enumerator, name, bytes) enumerator,
+#define TSCAN_DTYPE_ENUMERATOR_(enumerator, name, bytes, kind) enumerator,
 /* Element type: TSCAN_FLOAT32 = 0, TSCAN_FLOAT16, TSCAN_BFLOAT16, TSCAN_FLOAT64, TSCAN_INT8,
  * TSCAN_UINT8, TSCAN_INT16, TSCAN_UINT16, TSCAN_INT32, TSCAN_UINT32, TSCAN_INT64, TSCAN_UINT64.
  * Half types (float16, bfloat16) are stored as their 16-bit IEEE / brain-float patterns. */
@@ -84,6 +85,16 @@ typedef enum tscan_algo {
     TSCAN_ALGO_LOOKBACK,   /* single pass, lines split across blocks, decoupled look-back between tiles */
     TSCAN_ALGO_COUNT
 } tscan_algo;
+
+/* Wider outputs: the output may have a wider type than the input, of the same family, so that
+ * a scan neither overflows nor loses precision where the caller says so (a uint8 mask into
+ * int32 offsets). Allowed (input, output) pairs: every type into itself; an integer into any
+ * integer of at least its width (signed or not); float16 or bfloat16 into float32 or float64;
+ * float32 into float64. Integer inputs convert as C converts (sign or zero extension, modulo
+ * 2^bits into an unsigned output), then scan and wrap in the output type; floats keep the
+ * running value in the output type. Any other pair is TSCAN_ERROR_INVALID_ARGUMENT. In place
+ * keeps one type: an input and an output of different types sharing memory overlap. */
+int tscan_output_dtype_allowed(tscan_dtype input, tscan_dtype output);
 
 /* A strided view of device or host memory. Sizes and strides are in elements (DLPack style). */
 typedef struct tscan_tensor {

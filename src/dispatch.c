@@ -90,6 +90,28 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     return TSCAN_ALGO_LOOKBACK;
 }
 
+/* Lookback reads and writes one element width (its slots and words pack elements of one size):
+ * a wider output is NOT_SUPPORTED there, with the pair named. An integer pair of one width
+ * (int32 into uint32) is the same bits and runs; the other strategies take every allowed pair. */
+static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_problem *p) {
+    if (strategy->algo == TSCAN_ALGO_LOOKBACK && p->elem_size != p->out_elem_size)
+        return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
+                          "lookback reads its input at the output's width and does not scan %s into %s "
+                          "(use auto, rows, columns or cub_device)",
+                          tscan_dtype_name(p->dtype), tscan_dtype_name(p->out_dtype));
+    return strategy->check(p);
+}
+
+/* AUTO's strategy for p: tscan_choose_algo's, except that a wider output that it would send to
+ * lookback goes to the strategy of that layout that widens: CUB for a few lines along a
+ * contiguous input, rows for more of them, columns for a strided input axis. */
+static tscan_algo auto_algo(const tscan_problem *p) {
+    const tscan_algo chosen = tscan_choose_algo(p);
+    if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
+    if (llabs(p->in_step) > 1) return TSCAN_ALGO_COLUMNS;
+    return p->lines <= 4 ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
+}
+
 /* The caller's choice; a NULL desc is refused by validation before it matters. */
 static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? desc->algo : TSCAN_ALGO_AUTO; }
 
@@ -105,10 +127,10 @@ static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tsc
     tscan_problem_init(p, desc, input, output);
     if (algo != TSCAN_ALGO_AUTO) {
         *strategy = strategy_of(algo);
-        return (*strategy)->check(p);
+        return check_strategy(*strategy, p);
     }
-    *strategy = strategy_of(tscan_choose_algo(p));
-    if ((*strategy)->check(p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
+    *strategy = strategy_of(auto_algo(p));
+    if (check_strategy(*strategy, p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
     *strategy = &tscan_strategy_columns;
     s = (*strategy)->check(p);
     return s == TSCAN_ERROR_NOT_SUPPORTED ? tscan_fail(TSCAN_ERROR_INTERNAL, "AUTO found no strategy for this layout")

@@ -6,20 +6,18 @@
 
 const char *tscan_dtype_name(tscan_dtype t) {
     switch (t) {
-#define TSCAN_NAME_CASE(D, name, bytes) case D: return #name;
+#define TSCAN_NAME_CASE(D, name, bytes, kind) case D: return #name;
         TSCAN_DTYPE_LIST(TSCAN_NAME_CASE)
 #undef TSCAN_NAME_CASE
     default: return NULL;
     }
 }
 
-size_t tscan_dtype_size(tscan_dtype t) {
-    switch (t) {
-#define TSCAN_SIZE_CASE(D, name, bytes) case D: return bytes;
-        TSCAN_DTYPE_LIST(TSCAN_SIZE_CASE)
-#undef TSCAN_SIZE_CASE
-    default: return 0;
-    }
+size_t tscan_dtype_size(tscan_dtype t) { return tscan_bytes_of(t); }
+
+int tscan_output_dtype_allowed(tscan_dtype input, tscan_dtype output) {
+    return (unsigned)input < (unsigned)TSCAN_DTYPE_COUNT && (unsigned)output < (unsigned)TSCAN_DTYPE_COUNT &&
+           tscan_pair_allowed(input, output);
 }
 
 const char *tscan_algo_name(tscan_algo a) {

@@ -7,7 +7,8 @@
  */
 #include "tscan_internal.h"
 
-/* One line, walked in scan order: element k is at in + k * in_step (bytes). */
+/* One line, walked in scan order: element k is at in + k * in_step (bytes). The input is of
+ * in_dtype, the output's type or a narrower one (widened on load). */
 typedef struct ref_line {
     const char *in;
     char *out;
@@ -15,7 +16,39 @@ typedef struct ref_line {
     int64_t in_step, out_step;
     tscan_op op;
     int exclusive;
+    tscan_dtype in_dtype;
+    int widens; /* in_dtype is not the output's type */
 } ref_line;
+
+/* An integer element as C converts it to uint64_t: signed types sign-extend, unsigned ones
+ * zero-extend. Converting that on to a narrower unsigned type keeps it modulo 2^bits, as a
+ * direct conversion would. */
+static uint64_t ref_integer(tscan_dtype t, const void *p) {
+    switch (t) {
+    case TSCAN_INT8: return (uint64_t)(int64_t)*(const int8_t *)p;
+    case TSCAN_UINT8: return *(const uint8_t *)p;
+    case TSCAN_INT16: return (uint64_t)(int64_t)*(const int16_t *)p;
+    case TSCAN_UINT16: return *(const uint16_t *)p;
+    case TSCAN_INT32: return (uint64_t)(int64_t)*(const int32_t *)p;
+    case TSCAN_UINT32: return *(const uint32_t *)p;
+    default: return *(const uint64_t *)p; /* int64, uint64 */
+    }
+}
+
+/* A float element, exactly, as a double (every float type widens to it without rounding). */
+static double ref_float(tscan_dtype t, const void *p) {
+    switch (t) {
+    case TSCAN_FLOAT16: return tscan_half_to_float(*(const uint16_t *)p);
+    case TSCAN_BFLOAT16: return tscan_bfloat16_to_float(*(const uint16_t *)p);
+    case TSCAN_FLOAT32: return *(const float *)p;
+    default: return *(const double *)p; /* float64 */
+    }
+}
+
+/* The input of a widening scan, by the output's kind (TSCAN_DTYPE_LIST). */
+#define REF_WIDEN_signed ref_integer
+#define REF_WIDEN_unsigned ref_integer
+#define REF_WIDEN_float ref_float
 
 /*
  * Per dtype: the running-value type and how an element loads into it and stores from it.
@@ -62,16 +95,19 @@ typedef struct ref_line {
 #define REF_STORE_uint64(p, v) REF_STORE_int64(p, v)
 
 /*
- * The scan of one line for one dtype. Inclusive starts from x[0] itself, not e ⊕ x[0]
+ * The scan of one line for one output dtype. Inclusive starts from x[0] itself, not e ⊕ x[0]
  * (they differ for a sum starting at -0); exclusive writes the running value, identity
- * first, before folding the element in.
+ * first, before folding the element in. A narrower input converts to the accumulator (exact
+ * for floats; modulo 2^32 or 2^64 for integers, which the store reduces to the output's bits).
  */
-#define REF_DEFINE_LINE_SCAN(D, name, bytes)                                                   \
+#define REF_DEFINE_LINE_SCAN(D, name, bytes, kind)                                             \
     static void scan_line_##name(const ref_line *l) {                                          \
         const int sum = l->op == TSCAN_OP_SUM;                                                 \
         REF_ACC_##name acc = sum ? (REF_ACC_##name)0 : (REF_ACC_##name)1;                      \
         for (int64_t k = 0; k < l->n; ++k) {                                                   \
-            REF_ACC_##name x = REF_LOAD_##name(l->in + k * l->in_step);                        \
+            const char *in = l->in + k * l->in_step;                                           \
+            REF_ACC_##name x = l->widens ? (REF_ACC_##name)REF_WIDEN_##kind(l->in_dtype, in)   \
+                                         : REF_LOAD_##name(in);                                \
             char *out = l->out + k * l->out_step;                                              \
             if (l->exclusive) {                                                                \
                 REF_STORE_##name(out, acc);                                                    \
@@ -89,7 +125,7 @@ typedef void (*ref_line_scan)(const ref_line *l);
 
 static ref_line_scan line_scan_for(tscan_dtype dtype) {
     switch (dtype) {
-#define REF_LINE_SCAN_CASE(D, name, bytes) \
+#define REF_LINE_SCAN_CASE(D, name, bytes, kind) \
     case D: return scan_line_##name;
         TSCAN_DTYPE_LIST(REF_LINE_SCAN_CASE)
 #undef REF_LINE_SCAN_CASE
@@ -105,16 +141,19 @@ tscan_status tscan_scan_reference(const tscan_scan_desc *desc, const tscan_tenso
     if (tscan_numel(input) == 0)
         return TSCAN_SUCCESS;
 
-    ref_line_scan scan = line_scan_for(input->dtype);
-    const int64_t elem = (int64_t)tscan_dtype_size(input->dtype);
+    ref_line_scan scan = line_scan_for(output->dtype);
+    const int64_t in_elem = (int64_t)tscan_dtype_size(input->dtype);
+    const int64_t out_elem = (int64_t)tscan_dtype_size(output->dtype);
     const uint32_t ndim = input->ndim, axis = desc->axis;
     const int64_t n = input->sizes[axis];
     ref_line line = {
         .n = n,
-        .in_step = input->strides[axis] * elem,
-        .out_step = output->strides[axis] * elem,
+        .in_step = input->strides[axis] * in_elem,
+        .out_step = output->strides[axis] * out_elem,
         .op = desc->op,
         .exclusive = desc->exclusive,
+        .in_dtype = input->dtype,
+        .widens = input->dtype != output->dtype,
     };
     /* Decreasing: the same walk started from element n-1 with the steps negated. */
     const int64_t first = desc->direction == TSCAN_DECREASING ? n - 1 : 0;
@@ -132,8 +171,8 @@ tscan_status tscan_scan_reference(const tscan_scan_desc *desc, const tscan_tenso
             in_offset += idx[d] * input->strides[d];
             out_offset += idx[d] * output->strides[d];
         }
-        line.in = (const char *)input->data + in_offset * elem;
-        line.out = (char *)output->data + out_offset * elem;
+        line.in = (const char *)input->data + in_offset * in_elem;
+        line.out = (char *)output->data + out_offset * out_elem;
         scan(&line);
 
         uint32_t d = ndim;

@@ -41,12 +41,15 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
                         const tscan_tensor *output) {
     batch_dim dims[TSCAN_MAX_DIMS];
     uint32_t count = 0, axis = desc->axis;
-    int64_t es;
+    int64_t in_es, out_es;
 
     memset(p, 0, sizeof *p);
     p->dtype = input->dtype;
     p->elem_size = tscan_dtype_size(input->dtype);
-    es = (int64_t)p->elem_size;
+    p->out_dtype = output->dtype;
+    p->out_elem_size = tscan_dtype_size(output->dtype);
+    in_es = (int64_t)p->elem_size;
+    out_es = (int64_t)p->out_elem_size;
     p->op = desc->op;
     p->exclusive = desc->exclusive;
     p->reverse = desc->direction == TSCAN_DECREASING;
@@ -62,8 +65,8 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
         batch_dim b = {input->sizes[d], input->strides[d], output->strides[d]};
         if (d == axis || b.size == 1) continue;
         if (b.out_stride < 0 && b.in_stride <= 0) {
-            p->in += (b.size - 1) * b.in_stride * es;
-            p->out += (b.size - 1) * b.out_stride * es;
+            p->in += (b.size - 1) * b.in_stride * in_es;
+            p->out += (b.size - 1) * b.out_stride * out_es;
             b.in_stride = -b.in_stride;
             b.out_stride = -b.out_stride;
         }
@@ -80,8 +83,8 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
     if (p->n == 1) {
         p->reverse = 0; /* a single element reads the same both ways */
     } else if (p->out_step < 0 && p->in_step <= 0) {
-        p->in += (p->n - 1) * p->in_step * es;
-        p->out += (p->n - 1) * p->out_step * es;
+        p->in += (p->n - 1) * p->in_step * in_es;
+        p->out += (p->n - 1) * p->out_step * out_es;
         p->in_step = -p->in_step;
         p->out_step = -p->out_step;
         p->reverse = !p->reverse;

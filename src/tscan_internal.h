@@ -12,6 +12,45 @@
 extern "C" {
 #endif
 
+/* ---- dtype facts, generated from TSCAN_DTYPE_LIST -------------------------------------- */
+
+/* constexpr in C++, so that the kernels instantiate exactly the allowed pairs. */
+#ifdef __cplusplus
+#define TSCAN_CONSTEXPR constexpr
+#else
+#define TSCAN_CONSTEXPR
+#endif
+
+/* The kind column of TSCAN_DTYPE_LIST. */
+typedef enum tscan_dtype_kind { TSCAN_KIND_signed, TSCAN_KIND_unsigned, TSCAN_KIND_float } tscan_dtype_kind;
+
+/* Kind and bytes of t; t must be a valid dtype. */
+static inline TSCAN_CONSTEXPR tscan_dtype_kind tscan_kind_of(tscan_dtype t) {
+    switch (t) {
+#define TSCAN_KIND_CASE(D, name, bytes, kind) case D: return TSCAN_KIND_##kind;
+        TSCAN_DTYPE_LIST(TSCAN_KIND_CASE)
+#undef TSCAN_KIND_CASE
+    default: return TSCAN_KIND_float;
+    }
+}
+static inline TSCAN_CONSTEXPR size_t tscan_bytes_of(tscan_dtype t) {
+    switch (t) {
+#define TSCAN_BYTES_CASE(D, name, bytes, kind) case D: return bytes;
+        TSCAN_DTYPE_LIST(TSCAN_BYTES_CASE)
+#undef TSCAN_BYTES_CASE
+    default: return 0;
+    }
+}
+
+/* The allowed (input, output) pairs (tscan.h, wider outputs) for two valid dtypes: integers
+ * into integers at least as wide, floats into strictly wider floats, every type into itself. */
+static inline TSCAN_CONSTEXPR int tscan_pair_allowed(tscan_dtype in, tscan_dtype out) {
+    return in == out ||
+           (tscan_kind_of(in) == TSCAN_KIND_float
+                ? tscan_kind_of(out) == TSCAN_KIND_float && tscan_bytes_of(out) > tscan_bytes_of(in)
+                : tscan_kind_of(out) != TSCAN_KIND_float && tscan_bytes_of(out) >= tscan_bytes_of(in));
+}
+
 /* ---- errors (src/errors.c) ------------------------------------------------------------ */
 
 /* Sets this thread's message (printf format) and returns `status`, so that a failure
@@ -66,8 +105,10 @@ int tscan_same_view(const tscan_tensor *a, const tscan_tensor *b);
  * moves to the far end and `reverse` toggles for the axis), so one layout has one form.
  */
 typedef struct tscan_problem {
-    tscan_dtype dtype;
+    tscan_dtype dtype;                         /* the input's */
     size_t elem_size;
+    tscan_dtype out_dtype;                     /* dtype, or a wider type (tscan_pair_allowed) */
+    size_t out_elem_size;
     tscan_op op;
     int exclusive;
     int reverse;                               /* 1: scan from element n-1 down to element 0 */

@@ -16,7 +16,7 @@ int64_t tscan_numel(const tscan_tensor *t) {
 }
 
 int tscan_same_view(const tscan_tensor *a, const tscan_tensor *b) {
-    if (a->data != b->data || a->ndim != b->ndim) return 0;
+    if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
     for (uint32_t d = 0; d < a->ndim; ++d)
         if (a->sizes[d] > 1 && a->strides[d] != b->strides[d]) return 0;
     return 1;
@@ -140,30 +140,33 @@ static tscan_status check_self_overlap(const tscan_tensor *t, const char *name) 
     return TSCAN_SUCCESS;
 }
 
-/* Input and output may be the very same view (in place) or touch disjoint addresses. Both
- * are aligned to the element size, so two elements overlap exactly when their addresses are
- * equal. Disjoint byte ranges settle it; otherwise small views are compared exactly. */
+/* Input and output may be the very same view (in place, one type) or touch disjoint bytes.
+ * Disjoint byte ranges settle it; otherwise small views are compared exactly, element by
+ * element, each element the bytes [address, address + its size). */
 static tscan_status check_cross_overlap(const tscan_tensor *in, const tscan_tensor *out) {
-    int64_t es = (int64_t)tscan_dtype_size(in->dtype), in_lo, in_hi, out_lo, out_hi;
+    const int64_t in_es = (int64_t)tscan_dtype_size(in->dtype), out_es = (int64_t)tscan_dtype_size(out->dtype);
+    int64_t in_lo, in_hi, out_lo, out_hi;
     if (tscan_same_view(in, out)) return TSCAN_SUCCESS;
     offset_range(in, &in_lo, &in_hi);
     offset_range(out, &out_lo, &out_hi);
-    intptr_t in_first = (intptr_t)in->data + in_lo * es, in_last = (intptr_t)in->data + in_hi * es;
-    intptr_t out_first = (intptr_t)out->data + out_lo * es, out_last = (intptr_t)out->data + out_hi * es;
-    if (in_last < out_first || out_last < in_first) return TSCAN_SUCCESS;
+    intptr_t in_first = (intptr_t)in->data + in_lo * in_es, in_end = (intptr_t)in->data + (in_hi + 1) * in_es;
+    intptr_t out_first = (intptr_t)out->data + out_lo * out_es, out_end = (intptr_t)out->data + (out_hi + 1) * out_es;
+    if (in_end <= out_first || out_end <= in_first) return TSCAN_SUCCESS;
     int64_t count = tscan_numel(in);
     if (count > TSCAN_EXACT_OVERLAP_LIMIT)
         return tscan_fail(TSCAN_ERROR_OVERLAP,
-                          "input bytes [0x%" PRIxPTR ", 0x%" PRIxPTR "] and output bytes [0x%" PRIxPTR
-                          ", 0x%" PRIxPTR "] intersect and the two are not the same view",
-                          in_first, in_last + (intptr_t)es, out_first, out_last + (intptr_t)es);
+                          "input bytes [0x%" PRIxPTR ", 0x%" PRIxPTR ") and output bytes [0x%" PRIxPTR
+                          ", 0x%" PRIxPTR ") intersect and the two are not the same view",
+                          in_first, in_end, out_first, out_end);
     int64_t *a = sorted_addresses(in, count), *b = sorted_addresses(out, count);
     int64_t shared = -1;
     if (a && b) {
+        /* Merge of two sorted runs of elements: the earlier-ending one is clear of everything
+         * left in the other run when it ends before that run's next start. */
         for (int64_t i = 0, j = 0; i < count && j < count && shared < 0;) {
-            if (a[i] == b[j]) shared = a[i];
-            else if (a[i] < b[j]) ++i;
-            else ++j;
+            if (a[i] + in_es <= b[j]) ++i;
+            else if (b[j] + out_es <= a[i]) ++j;
+            else shared = a[i] > b[j] ? a[i] : b[j];
         }
     }
     int missing = !a || !b;
@@ -172,8 +175,8 @@ static tscan_status check_cross_overlap(const tscan_tensor *in, const tscan_tens
     if (missing) return tscan_fail(TSCAN_ERROR_INTERNAL, "out of host memory checking input/output overlap");
     if (shared >= 0)
         return tscan_fail(TSCAN_ERROR_OVERLAP,
-                          "input and output share address 0x%" PRIx64 " without being the same view",
-                          (uint64_t)shared);
+                          "input and output share address 0x%" PRIx64 " without being the same view%s",
+                          (uint64_t)shared, in->dtype != out->dtype ? " (in place keeps one dtype)" : "");
     return TSCAN_SUCCESS;
 }
 
@@ -210,8 +213,10 @@ tscan_status tscan_validate(const tscan_scan_desc *desc, const tscan_tensor *inp
     if (desc->axis >= input->ndim)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "axis %" PRIu32 " is out of range for a %" PRIu32 "-d tensor",
                           desc->axis, input->ndim);
-    if (output->dtype != input->dtype)
-        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "output.dtype %s differs from input.dtype %s",
+    if (!tscan_pair_allowed(input->dtype, output->dtype))
+        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT,
+                          "output.dtype %s cannot hold a scan of input.dtype %s: the output must be the "
+                          "input's type or a wider one of its family",
                           tscan_dtype_name(output->dtype), tscan_dtype_name(input->dtype));
     if (output->ndim != input->ndim)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "output.ndim %" PRIu32 " differs from input.ndim %" PRIu32,

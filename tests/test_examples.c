@@ -132,3 +132,25 @@ Test(examples, int8_products_wrap) {
                                     9, 54, 108, -80 /* 432 */};
     cr_assert_arr_eq(out, want, sizeof want);
 }
+
+/* README's wider-output example: a uint8 mask of 300 ones (any uint8 sum of them wraps) scanned
+ * exclusively into int32 offsets, every third element left out. */
+Test(examples, readme_mask_into_int32_offsets) {
+    enum { N = 300 };
+    uint8_t mask[N];
+    int32_t offsets[N];
+    const int64_t n = N;
+    int32_t kept = 0;
+    for (int k = 0; k < N; ++k)
+        mask[k] = k % 3 != 2;
+    tscan_tensor in, out;
+    tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, /*exclusive*/ 1, TSCAN_ALGO_AUTO};
+    cr_assert_eq(tscan_tensor_init(&in, mask, TSCAN_UINT8, 1, &n, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, offsets, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
+    for (int k = 0; k < N; ++k) {
+        cr_assert_eq(offsets[k], kept, "offset %d: %d, expected %d", k, offsets[k], kept);
+        kept += mask[k];
+    }
+    cr_assert_eq(kept, 200, "more kept elements than a uint8 holds");
+}

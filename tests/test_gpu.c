@@ -12,6 +12,8 @@
  * buffer and a guard after the workspace. NOT_SUPPORTED is accepted from a strategy only with
  * a message, and agreeing with tscan_scan_supported; never from AUTO.
  *
+ * Wider outputs (every allowed pair of two types) run on shapes of their own (gpu_wider).
+ *
  * Skips, saying why, when there is no CUDA device.
  */
 #include <math.h>
@@ -239,6 +241,63 @@ Test(gpu_chains, long_chains) {
 static const gu_shape banded_chains[] = {{2, {300, 40000}, 0}};
 Test(gpu_chains, banded_chains) {
     run_shapes(banded_chains, sizeof banded_chains / sizeof banded_chains[0], "banded chains", 11, -1);
+}
+
+/* ---- wider outputs: every allowed pair of two types ------------------------------------------------ */
+
+/* Shapes that reach each widening strategy as AUTO routes them: one long line (CUB), rows short
+ * and long (rows), a strided axis with many columns and with few (columns), a middle axis. */
+static const gu_shape wider_shapes[] = {
+    {1, {100000}, 0}, {2, {300, 1000}, 1}, {2, {3, 70000}, 1}, {2, {5000, 300}, 0}, {2, {70000, 3}, 0}, {3, {3, 500, 17}, 1},
+};
+
+/*
+ * Every pair of an input and a wider output, every op × direction × exclusive on the small
+ * shapes (two of the eight, rotating, above 50000 elements), the layouts rotating through
+ * every kind but in place (which keeps one type); AUTO and every strategy against the
+ * reference. Rows, columns and cub_device take every pair (these shapes have at most 300
+ * lines); lookback takes the integer pairs of one width (the same bits) and declines the
+ * others, with a reason.
+ */
+Test(gpu_wider, every_pair_every_strategy) {
+    GU_REQUIRE_DEVICE();
+    static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED,    TU_LAYOUT_PERMUTED,   TU_LAYOUT_PADDED,
+                                           TU_LAYOUT_NEGATIVE,  TU_LAYOUT_BROADCAST,  TU_LAYOUT_TRANSPOSED,
+                                           TU_LAYOUT_PITCHED};
+    const size_t shape_count = sizeof wider_shapes / sizeof wider_shapes[0], kind_count = sizeof kinds / sizeof kinds[0];
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    unsigned turn = 0;
+    for (int in = 0; in < TSCAN_DTYPE_COUNT; ++in)
+        for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out) {
+            if (in == out || !tscan_output_dtype_allowed((tscan_dtype)in, (tscan_dtype)out))
+                continue;
+            for (size_t s = 0; s < shape_count; ++s) {
+                int64_t numel = 1;
+                for (uint32_t d = 0; d < wider_shapes[s].ndim; ++d)
+                    numel *= wider_shapes[s].sizes[d];
+                for (unsigned combo = 0; combo < 8; ++combo, ++turn) {
+                    if (numel > 50000 && (combo + turn / 8) % 4 != 0)
+                        continue;
+                    tu_case c = gu_case((tscan_dtype)in, &wider_shapes[s], combo, kinds[turn % kind_count],
+                                        TU_DATA_RANDOM, tu_seed("gpu_wider", turn));
+                    c.wider = 1;
+                    c.wider_dtype = (tscan_dtype)out;
+                    c.aligned = turn / kind_count % 2 == 0;
+                    choose_data(&c, combo + turn);
+                    gu_run_all_algos(&a, &c, prepare_shape_case, (cudaStream_t)0, &t);
+                }
+            }
+        }
+    gu_arena_free(&a);
+    gu_tally_assert(&t, "wider outputs");
+    cr_assert(t.passed[TSCAN_ALGO_AUTO] > 0 && t.unsupported[TSCAN_ALGO_AUTO] == 0, "AUTO ran every case");
+    cr_assert_eq(t.unsupported[TSCAN_ALGO_ROWS], 0, "rows declined a wider output");
+    cr_assert_eq(t.unsupported[TSCAN_ALGO_COLUMNS], 0, "columns declined a wider output");
+    cr_assert_eq(t.unsupported[TSCAN_ALGO_CUB_DEVICE], 0, "cub_device declined a wider output");
+    cr_assert(t.passed[TSCAN_ALGO_LOOKBACK] > 0 && t.unsupported[TSCAN_ALGO_LOOKBACK] > 0,
+              "lookback runs the pairs of one width and declines the others");
 }
 
 /* ---- the worked examples through every strategy --------------------------------------------------- */

@@ -9,7 +9,9 @@
  *  - float32 (3, 2^29 + 3) along axis 0: element offsets below 2^31 whose byte offsets pass
  *    2^32;
  *  - int8 (2^31 + 5, 2) along axis 0: a strided line of more than 2^31 elements, offsets past
- *    2^32.
+ *    2^32;
+ *  - the 1-D int8 line into int32 (a wider output: input and output offsets of two element
+ *    sizes past 2^31 elements, output bytes past 2^33; about 11 GB of device memory).
  *
  * Each output is checked everywhere, by induction along the axis (out[k] = out[k-1] ⊕ x[...]
  * with the first element pinned), which is CONTRACT §1's table restated and costs one
@@ -73,29 +75,32 @@ static void fill_small_floats(float *p, size_t count, uint64_t seed) {
  * -1. Induction along the axis: the first row in scan order is x (inclusive) or 0
  * (exclusive); each next one is the previous output plus x of this row (inclusive) or of
  * the previous row (exclusive). */
-#define DEFINE_FIRST_BAD(name, T)                                                                  \
-    static int64_t name(const T *x, const T *out, int64_t rows, int64_t cols,                     \
+#define DEFINE_FIRST_BAD(name, T, TO)                                                              \
+    static int64_t name(const T *x, const TO *out, int64_t rows, int64_t cols,                    \
                         tscan_direction dir, int exclusive) {                                      \
         const int64_t first = dir == TSCAN_DECREASING ? rows - 1 : 0;                              \
         const int64_t step = dir == TSCAN_DECREASING ? -1 : 1;                                     \
         for (int64_t j = 0; j < cols; ++j)                                                         \
-            if (out[first * cols + j] != (exclusive ? (T)0 : x[first * cols + j]))                 \
+            if (out[first * cols + j] != (exclusive ? (TO)0 : (TO)x[first * cols + j]))            \
                 return first * cols + j;                                                           \
         for (int64_t i = 1; i < rows; ++i) {                                                       \
             const int64_t r = first + i * step, prev = r - step, from = exclusive ? prev : r;      \
-            const T *o = out + r * cols, *po = out + prev * cols, *xs = x + from * cols;           \
+            const TO *o = out + r * cols, *po = out + prev * cols;                                 \
+            const T *xs = x + from * cols;                                                         \
             for (int64_t j = 0; j < cols; ++j)                                                     \
-                if (o[j] != (T)(po[j] + xs[j]))                                                    \
+                if (o[j] != (TO)(po[j] + (TO)xs[j]))                                               \
                     return r * cols + j;                                                           \
         }                                                                                          \
         return -1;                                                                                 \
     }
-DEFINE_FIRST_BAD(first_bad_u8, uint8_t)
-DEFINE_FIRST_BAD(first_bad_f32, float)
+DEFINE_FIRST_BAD(first_bad_u8, uint8_t, uint8_t)
+DEFINE_FIRST_BAD(first_bad_f32, float, float)
+/* int8 into int32, as C converts (sign extension), wrapping modulo 2^32 in unsigned arithmetic. */
+DEFINE_FIRST_BAD(first_bad_i8_u32, int8_t, uint32_t)
 
 typedef struct large_case {
     const char *what;
-    tscan_dtype dtype;
+    tscan_dtype dtype, out_dtype; /* out_dtype: dtype, or int32 for int8 */
     int64_t rows, cols; /* packed; 1-D when cols == 0 */
 } large_case;
 
@@ -119,9 +124,10 @@ static void run_large(const large_case *lc, uint64_t seed) {
     GU_REQUIRE_DEVICE();
     const int one_d = lc->cols == 0;
     const int64_t cols = one_d ? 1 : lc->cols, numel = lc->rows * cols;
-    const size_t elem = tscan_dtype_size(lc->dtype), bytes = (size_t)numel * elem;
+    const size_t bytes = (size_t)numel * tscan_dtype_size(lc->dtype);
+    const size_t out_bytes = (size_t)numel * tscan_dtype_size(lc->out_dtype);
 
-    unsigned char *x = host_alloc(bytes), *got = host_alloc(bytes + 2 * SLACK);
+    unsigned char *x = host_alloc(bytes), *got = host_alloc(out_bytes + 2 * SLACK);
     if (lc->dtype == TSCAN_FLOAT32)
         fill_small_floats((float *)x, (size_t)numel, seed);
     else
@@ -129,7 +135,7 @@ static void run_large(const large_case *lc, uint64_t seed) {
 
     unsigned char *d_in = NULL, *d_out = NULL;
     GU_CUDA(cudaMalloc((void **)&d_in, bytes));
-    GU_CUDA(cudaMalloc((void **)&d_out, bytes + 2 * SLACK));
+    GU_CUDA(cudaMalloc((void **)&d_out, out_bytes + 2 * SLACK));
     GU_CUDA(cudaMemcpy(d_in, x, bytes, cudaMemcpyHostToDevice));
     cudaStream_t s;
     GU_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -137,7 +143,7 @@ static void run_large(const large_case *lc, uint64_t seed) {
     tscan_tensor in, out;
     const int64_t sizes[2] = {lc->rows, cols};
     cr_assert_eq(tscan_tensor_init(&in, d_in, lc->dtype, one_d ? 1 : 2, sizes, NULL), TSCAN_SUCCESS);
-    cr_assert_eq(tscan_tensor_init(&out, d_out + SLACK, lc->dtype, one_d ? 1 : 2, sizes, NULL),
+    cr_assert_eq(tscan_tensor_init(&out, d_out + SLACK, lc->out_dtype, one_d ? 1 : 2, sizes, NULL),
                  TSCAN_SUCCESS);
 
     int ran = 0;
@@ -171,7 +177,7 @@ static void run_large(const large_case *lc, uint64_t seed) {
                          tscan_status_string(st), tscan_last_error());
             if (ws_bytes)
                 GU_CUDA(cudaMalloc(&ws, ws_bytes));
-            GU_CUDA(cudaMemsetAsync(d_out, POISON, bytes + 2 * SLACK, s));
+            GU_CUDA(cudaMemsetAsync(d_out, POISON, out_bytes + 2 * SLACK, s));
 
             const double t0 = now_s();
             st = tscan_scan(&d, &in, &out, ws, ws_bytes, s);
@@ -185,21 +191,25 @@ static void run_large(const large_case *lc, uint64_t seed) {
             }
             cr_assert_eq(e, cudaSuccess, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
             const double seconds = now_s() - t0;
-            GU_CUDA(cudaMemcpy(got, d_out, bytes + 2 * SLACK, cudaMemcpyDeviceToHost));
+            GU_CUDA(cudaMemcpy(got, d_out, out_bytes + 2 * SLACK, cudaMemcpyDeviceToHost));
             if (ws)
                 GU_CUDA(cudaFree(ws));
 
             for (size_t i = 0; i < SLACK; ++i) {
                 cr_assert_eq(got[i], POISON, "%s: byte %zu before the output changed", what, SLACK - i);
-                cr_assert_eq(got[SLACK + bytes + i], POISON, "%s: byte %zu after the output changed",
+                cr_assert_eq(got[SLACK + out_bytes + i], POISON, "%s: byte %zu after the output changed",
                              what, i);
             }
-            int64_t bad = lc->dtype == TSCAN_FLOAT32
+            const int wider = lc->out_dtype != lc->dtype;
+            int64_t bad = wider ? first_bad_i8_u32((const int8_t *)x, (const uint32_t *)(got + SLACK), lc->rows,
+                                                   cols, d.direction, d.exclusive)
+                          : lc->dtype == TSCAN_FLOAT32
                               ? first_bad_f32((const float *)x, (const float *)(got + SLACK), lc->rows,
                                               cols, d.direction, d.exclusive)
                               : first_bad_u8(x, got + SLACK, lc->rows, cols, d.direction, d.exclusive);
             if (bad >= 0) {
-                double have = lc->dtype == TSCAN_FLOAT32 ? ((const float *)(got + SLACK))[bad]
+                double have = wider                      ? (double)((const int32_t *)(got + SLACK))[bad]
+                              : lc->dtype == TSCAN_FLOAT32 ? ((const float *)(got + SLACK))[bad]
                                                          : (double)(int8_t)got[SLACK + bad];
                 cr_assert_fail("%s: element %" PRId64 " (row %" PRId64 ", column %" PRId64
                                ") is %g, not the scan of the rows before it",
@@ -218,21 +228,27 @@ static void run_large(const large_case *lc, uint64_t seed) {
 }
 
 Test(gpu_large, int8_line_over_2_31) {
-    const large_case c = {"int8 line of 2^31 + 2^20 + 3", TSCAN_INT8, (1LL << 31) + (1 << 20) + 3, 0};
+    const large_case c = {"int8 line of 2^31 + 2^20 + 3", TSCAN_INT8, TSCAN_INT8, (1LL << 31) + (1 << 20) + 3, 0};
     run_large(&c, 1);
 }
 
+Test(gpu_large, int8_line_over_2_31_into_int32) {
+    const large_case c = {"int8 line of 2^31 + 2^20 + 3 into int32", TSCAN_INT8, TSCAN_INT32,
+                          (1LL << 31) + (1 << 20) + 3, 0};
+    run_large(&c, 5);
+}
+
 Test(gpu_large, int8_strided_axis_offsets_over_2_31) {
-    const large_case c = {"int8 (3, 2^30 + 5) along axis 0", TSCAN_INT8, 3, (1LL << 30) + 5};
+    const large_case c = {"int8 (3, 2^30 + 5) along axis 0", TSCAN_INT8, TSCAN_INT8, 3, (1LL << 30) + 5};
     run_large(&c, 2);
 }
 
 Test(gpu_large, float32_byte_offsets_over_2_32) {
-    const large_case c = {"float32 (3, 2^29 + 3) along axis 0", TSCAN_FLOAT32, 3, (1LL << 29) + 3};
+    const large_case c = {"float32 (3, 2^29 + 3) along axis 0", TSCAN_FLOAT32, TSCAN_FLOAT32, 3, (1LL << 29) + 3};
     run_large(&c, 3);
 }
 
 Test(gpu_large, int8_strided_line_over_2_31) {
-    const large_case c = {"int8 (2^31 + 5, 2) along axis 0", TSCAN_INT8, (1LL << 31) + 5, 2};
+    const large_case c = {"int8 (2^31 + 5, 2) along axis 0", TSCAN_INT8, TSCAN_INT8, (1LL << 31) + 5, 2};
     run_large(&c, 4);
 }

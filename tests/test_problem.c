@@ -362,3 +362,72 @@ Test(lookback_words, a_transposed_input_packs_where_lines_and_lengths_allow) {
                      tscan_dtype_name(cases[i].dtype), (long long)cases[i].lines, (long long)cases[i].n);
     }
 }
+
+/* ---- wider outputs ------------------------------------------------------------------------ */
+
+Test(problem, a_wider_output_moves_each_base_by_its_own_element_size) {
+    int64_t sizes[2] = {3, 10}, strides[2] = {-10, -1};
+    tscan_tensor in, out;
+    cr_assert_eq(tscan_tensor_init(&in, (char *)FAKE_IN + 29, TSCAN_UINT8, 2, sizes, strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, (char *)FAKE_OUT + 29 * 8, TSCAN_INT64, 2, sizes, strides), TSCAN_SUCCESS);
+    tscan_problem p = problem(&in, &out, 1, TSCAN_INCREASING);
+    cr_assert_eq(p.dtype, TSCAN_UINT8);
+    cr_assert_eq(p.elem_size, 1);
+    cr_assert_eq(p.out_dtype, TSCAN_INT64);
+    cr_assert_eq(p.out_elem_size, 8);
+    cr_assert_eq(p.reverse, 1);
+    cr_assert_eq((void *)p.in, FAKE_IN, "the input's base moves back 29 one-byte elements");
+    cr_assert_eq((void *)p.out, FAKE_OUT, "the output's 29 eight-byte ones");
+}
+
+/* AUTO never answers lookback for an output wider than the input (lookback reads one width),
+ * but the strategy of that layout that widens; lookback itself says NOT_SUPPORTED naming the
+ * pair, and rows, columns and cub_device take it. An integer pair of one width is the same
+ * bits, and keeps lookback. */
+Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
+    static const struct {
+        tscan_dtype in, out;
+        uint32_t ndim, axis;
+        int64_t sizes[2];
+        tscan_algo expected;
+    } cases[] = {
+        {TSCAN_UINT8, TSCAN_INT32, 1, 0, {268435456}, TSCAN_ALGO_CUB_DEVICE},     /* one long line */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 8192}, TSCAN_ALGO_ROWS},    /* many rows of whole tiles */
+        {TSCAN_INT32, TSCAN_INT64, 2, 1, {256, 1048576}, TSCAN_ALGO_ROWS},       /* long rows */
+        {TSCAN_INT32, TSCAN_INT64, 2, 0, {65536, 1024}, TSCAN_ALGO_COLUMNS},     /* long strided axis */
+        {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {1048576, 3}, TSCAN_ALGO_COLUMNS}, /* few columns */
+        {TSCAN_INT8, TSCAN_UINT16, 2, 0, {8, 1048576}, TSCAN_ALGO_COLUMNS},      /* short axis: columns anyway */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].in, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].out, cases[i].ndim, cases[i].sizes, NULL),
+                     TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        tscan_algo chosen = TSCAN_ALGO_AUTO;
+        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        cr_expect_eq(chosen, cases[i].expected, "case %zu (%s into %s): AUTO chose %s, expected %s", i,
+                     tscan_dtype_name(cases[i].in), tscan_dtype_name(cases[i].out), tscan_algo_name(chosen),
+                     tscan_algo_name(cases[i].expected));
+        desc.algo = TSCAN_ALGO_LOOKBACK;
+        cr_assert_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_ERROR_NOT_SUPPORTED, "case %zu", i);
+        const char *msg = tscan_last_error();
+        cr_expect(strstr(msg, tscan_dtype_name(cases[i].in)) && strstr(msg, tscan_dtype_name(cases[i].out)),
+                  "case %zu: lookback's reason \"%s\" does not name both types", i, msg);
+        for (tscan_algo algo = TSCAN_ALGO_ROWS; algo <= TSCAN_ALGO_COLUMNS; ++algo) {
+            desc.algo = algo;
+            cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "case %zu, %s: %s", i,
+                         tscan_algo_name(algo), tscan_last_error());
+        }
+    }
+    const int64_t n = 268435456;
+    tscan_tensor in, out;
+    cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT32, 1, &n, NULL), TSCAN_SUCCESS);
+    tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+    tscan_algo chosen = TSCAN_ALGO_AUTO;
+    cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_expect_eq(chosen, TSCAN_ALGO_LOOKBACK, "int32 into uint32: AUTO chose %s", tscan_algo_name(chosen));
+    desc.algo = TSCAN_ALGO_LOOKBACK;
+    cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
+}

@@ -47,13 +47,19 @@ static void scan_matrix_case(size_t index, tu_layout *l) {
 /*
  * Every output element from scratch, straight from the table of CONTRACT §1: its terms
  * are x[0..k] (increasing) or x[k..n-1] (decreasing), less x[k] when exclusive, folded in
- * index order from the identity. Integers in uint64 (wrap modulo 2^64, then truncated to
- * the dtype: the same residue), floats in double; the result is stored in the dtype. For
- * floats this is a different precision and (decreasing) a different order than the
- * reference's, so it compares within the documented tolerance unless the data is exact.
+ * index order from the identity. Integers in uint64 (each term sign- or zero-extended, wrap
+ * modulo 2^64, then truncated to the output dtype: the same residue as converting each term
+ * to the output type first), floats in double; the result is stored in out_dtype (the
+ * input's, or a wider one), packed in a new buffer *buf. For floats this is a different
+ * precision and (decreasing) a different order than the reference's, so it compares within
+ * the documented tolerance unless the data is exact.
  */
-static tscan_tensor recompute(const tscan_scan_desc *desc, const tscan_tensor *input, void **buf) {
-    tscan_tensor out = tu_packed_copy(input, buf);
+static tscan_tensor recompute(const tscan_scan_desc *desc, const tscan_tensor *input, tscan_dtype out_dtype,
+                              void **buf) {
+    tscan_tensor out;
+    *buf = malloc((size_t)tscan_numel(input) * tscan_dtype_size(out_dtype) + 1);
+    cr_assert(*buf != NULL, "out of memory");
+    cr_assert_eq(tscan_tensor_init(&out, *buf, out_dtype, input->ndim, input->sizes, NULL), TSCAN_SUCCESS);
     const tscan_dtype t = input->dtype;
     const uint32_t axis = desc->axis;
     const int64_t n = input->sizes[axis];
@@ -83,28 +89,136 @@ static tscan_tensor recompute(const tscan_scan_desc *desc, const tscan_tensor *i
                 int_acc = sum ? int_acc + tu_get_u64(t, x) : int_acc * tu_get_u64(t, x);
         }
         if (tu_dtype_is_float(t))
-            tu_set(t, tu_elem(&out, idx), float_acc);
+            tu_set(out_dtype, tu_elem(&out, idx), float_acc);
         else
-            tu_set_u64(t, tu_elem(&out, idx), int_acc);
+            tu_set_u64(out_dtype, tu_elem(&out, idx), int_acc);
     } while (tu_next_index(input, idx));
     return out;
+}
+
+/* The reference's output in l against recompute's. */
+static void expect_recomputed(const tu_layout *l) {
+    tscan_tensor input = tu_layout_input_init(l);
+    void *buf;
+    tscan_tensor naive = recompute(&l->c.desc, &input, l->output.dtype, &buf);
+    char why[256], what[256];
+    if (!tu_compare_views(&l->c.desc, &input, &naive, &l->output, tu_case_tolerance_k(&l->c), why, sizeof why)) {
+        tu_case_describe(&l->c, what, sizeof what);
+        cr_assert_fail("%s: %s", what, why);
+    }
+    free(buf);
 }
 
 Test(reference, matrix_matches_independent_recomputation, .timeout = 60) {
     for (size_t i = 0; i < TU_MATRIX_COUNT; ++i) {
         tu_layout l;
         scan_matrix_case(i, &l);
-        tscan_tensor input = tu_layout_input_init(&l);
-        void *buf;
-        tscan_tensor naive = recompute(&l.c.desc, &input, &buf);
-        char why[256], what[256];
-        if (!tu_compare_views(&l.c.desc, &input, &naive, &l.output, tu_case_tolerance_k(&l.c), why, sizeof why)) {
-            tu_case_describe(&l.c, what, sizeof what);
-            cr_assert_fail("%s: %s", what, why);
-        }
-        free(buf);
+        expect_recomputed(&l);
         tu_layout_free(&l);
     }
+}
+
+/* ---- wider outputs ------------------------------------------------------------------------ */
+
+/* The allowed pairs with two types, written out from CONTRACT §1.2 rather than derived
+ * from the library's list: the tests below check both against each other. */
+static int spec_allows_wider(tscan_dtype in, tscan_dtype out) {
+    if (tu_dtype_is_float(in) != tu_dtype_is_float(out) || in == out)
+        return 0;
+    if (tu_dtype_is_float(in))
+        return (in == TSCAN_FLOAT16 || in == TSCAN_BFLOAT16) ? out == TSCAN_FLOAT32 || out == TSCAN_FLOAT64
+                                                             : in == TSCAN_FLOAT32 && out == TSCAN_FLOAT64;
+    return tscan_dtype_size(out) >= tscan_dtype_size(in);
+}
+
+Test(reference, the_allowed_pairs_are_the_spec_s) {
+    int pairs = 0;
+    for (int in = 0; in < TSCAN_DTYPE_COUNT; ++in)
+        for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out) {
+            const int want = in == out || spec_allows_wider((tscan_dtype)in, (tscan_dtype)out);
+            pairs += want;
+            cr_assert_eq(tscan_output_dtype_allowed((tscan_dtype)in, (tscan_dtype)out), want, "%s into %s",
+                         tscan_dtype_name((tscan_dtype)in), tscan_dtype_name((tscan_dtype)out));
+        }
+    cr_assert_eq(pairs, 12 + 32 + 5, "12 same-type pairs, 32 widening integer ones, 5 float ones");
+    cr_assert(!tscan_output_dtype_allowed(TSCAN_DTYPE_COUNT, TSCAN_FLOAT32));
+    cr_assert(!tscan_output_dtype_allowed(TSCAN_INT8, (tscan_dtype)-1));
+}
+
+/* Every widening pair over the matrix cases of its input dtype (every op, direction, exclusive,
+ * ndim and layout but in place), against the recomputation in the output type. */
+Test(reference, wider_outputs_match_independent_recomputation, .timeout = 120) {
+    long runs = 0;
+    for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out)
+        for (size_t i = 0; i < TU_MATRIX_COUNT; ++i) {
+            tu_case c;
+            tu_matrix_case(i, &c);
+            if (!spec_allows_wider(c.dtype, (tscan_dtype)out) || c.layout == TU_LAYOUT_IN_PLACE)
+                continue;
+            c.wider = 1;
+            c.wider_dtype = (tscan_dtype)out;
+            tu_layout l;
+            tu_layout_make(&l, &c);
+            run_reference(&c, &c.desc, &l.input, &l.output);
+            char why[256], what[256];
+            tu_case_describe(&c, what, sizeof what);
+            if (!tu_outside_view_unchanged(&l.output, l.out_buf, l.out_init, l.out_bytes, why, sizeof why))
+                cr_assert_fail("%s: %s", what, why);
+            cr_assert(memcmp(l.in_buf, l.in_init, l.in_bytes) == 0, "%s: the input was written", what);
+            expect_recomputed(&l);
+            tu_layout_free(&l);
+            ++runs;
+        }
+    cr_assert_gt(runs, 37 * 300, "every pair ran its cases (%ld runs)", runs);
+}
+
+/* One 1-D line of `in` scanned into `out` (sum, inclusive, increasing); the outputs as
+ * integers modulo 2^64 (widened from out as tu_get_u64 does) or doubles. */
+static void scan_wider_line(tscan_dtype in, tscan_dtype out, int64_t n, const double *values, void *result) {
+    unsigned char in_buf[64];
+    tscan_tensor input, output;
+    cr_assert_eq(tscan_tensor_init(&input, in_buf, in, 1, &n, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&output, result, out, 1, &n, NULL), TSCAN_SUCCESS);
+    for (int64_t k = 0; k < n; ++k)
+        tu_set(in, in_buf + k * (int64_t)tscan_dtype_size(in), values[k]);
+    const tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+    cr_assert_eq(tscan_scan_reference(&desc, &input, &output), TSCAN_SUCCESS, "%s into %s: %s",
+                 tscan_dtype_name(in), tscan_dtype_name(out), tscan_last_error());
+}
+
+Test(reference, wider_outputs_convert_as_c_converts) {
+    /* uint8 into int16: 200 + 200 is 400, not 144 as in uint8 */
+    const double bytes[] = {200, 200, 255};
+    int16_t s16[3];
+    scan_wider_line(TSCAN_UINT8, TSCAN_INT16, 3, bytes, s16);
+    cr_assert(s16[0] == 200 && s16[1] == 400 && s16[2] == 655, "uint8 into int16: %d %d %d", s16[0], s16[1], s16[2]);
+    /* int8 into uint16: -1 becomes 65535, -128 65408, then the sum wraps modulo 2^16 */
+    const double signed_bytes[] = {-1, -128, 127};
+    uint16_t u16[3];
+    scan_wider_line(TSCAN_INT8, TSCAN_UINT16, 3, signed_bytes, u16);
+    cr_assert(u16[0] == 65535 && u16[1] == 65407 && u16[2] == 65534, "int8 into uint16: %u %u %u", u16[0], u16[1],
+              u16[2]);
+    /* int32 into int64: past INT32_MAX without wrapping; int8 into uint64 sign-extends */
+    const double big[] = {2147483647.0, 1, 2147483647.0};
+    int64_t s64[3];
+    scan_wider_line(TSCAN_INT32, TSCAN_INT64, 3, big, s64);
+    cr_assert(s64[1] == INT64_C(2147483648) && s64[2] == INT64_C(4294967295), "int32 into int64: %lld %lld",
+              (long long)s64[1], (long long)s64[2]);
+    const double minus_one[] = {-1, 2};
+    uint64_t u64[2];
+    scan_wider_line(TSCAN_INT8, TSCAN_UINT64, 2, minus_one, u64);
+    cr_assert(u64[0] == UINT64_MAX && u64[1] == 1, "int8 into uint64: %llu %llu", (unsigned long long)u64[0],
+              (unsigned long long)u64[1]);
+    /* float16 into float32: 2048 + 1 is 2049 (a float16 output rounds it back to 2048) */
+    const double halves[] = {2048, 1, 0.5};
+    float f32[3];
+    scan_wider_line(TSCAN_FLOAT16, TSCAN_FLOAT32, 3, halves, f32);
+    cr_assert(f32[1] == 2049.0f && f32[2] == 2049.5f, "float16 into float32: %g %g", f32[1], f32[2]);
+    /* float32 into float64: 2^24 + 1 is exact in the output */
+    const double wide[] = {16777216.0, 1};
+    double f64[2];
+    scan_wider_line(TSCAN_FLOAT32, TSCAN_FLOAT64, 2, wide, f64);
+    cr_assert(f64[1] == 16777217.0, "float32 into float64: %.17g", f64[1]);
 }
 
 /* ---- exclusive = inclusive shifted ---------------------------------------------------- */
@@ -544,6 +658,27 @@ Test(reference, invalid_requests_return_the_validation_status_and_write_nothing)
 }
 
 /* ---- 64-bit offsets and the time bound -------------------------------------------------- */
+
+Test(reference, wider_output_offsets_beyond_2_to_the_31_input_elements) {
+    /* Three uint8 elements 2^31 + 3 apart, running backwards, into a packed int32 output:
+     * input offsets beyond 2^31 elements with the two element sizes kept apart. */
+    const int64_t step = ((int64_t)1 << 31) + 3, n = 3;
+    uint8_t *in_buf = calloc((size_t)(2 * step + 1), 1);
+    int32_t out[3] = {0, 0, 0};
+    if (!in_buf)
+        cr_skip_test("cannot reserve 4 GiB of address space");
+    in_buf[2 * step] = 250;
+    in_buf[step] = 251;
+    in_buf[0] = 252;
+    tscan_tensor input, output;
+    const int64_t in_stride = -step;
+    cr_assert_eq(tscan_tensor_init(&input, in_buf + 2 * step, TSCAN_UINT8, 1, &n, &in_stride), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&output, out, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
+    tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+    cr_assert_eq(tscan_scan_reference(&desc, &input, &output), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_assert(out[0] == 250 && out[1] == 501 && out[2] == 753, "got %d %d %d", out[0], out[1], out[2]);
+    free(in_buf);
+}
 
 Test(reference, offsets_beyond_2_to_the_31_elements) {
     /* Three int8 elements 2^31 + 3 apart on each side (the input running backwards): the

@@ -250,14 +250,17 @@ void tu_case_describe(const tu_case *c, char *buf, size_t size) {
     for (uint32_t d = 0; d < c->ndim && used < sizeof sizes; ++d)
         used += (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%" PRId64, d ? "," : "",
                                  c->sizes[d]);
-    const char *algo = tscan_algo_name(c->desc.algo);
-    snprintf(buf, size, "%s %s axis %u %s %s sizes {%s} %s %s algo %s seed 0x%" PRIx64,
-             tscan_dtype_name(c->dtype) ? tscan_dtype_name(c->dtype) : "?",
+    const char *algo = tscan_algo_name(c->desc.algo), *out = tscan_dtype_name(c->wider_dtype);
+    snprintf(buf, size, "%s%s%s %s axis %u %s %s sizes {%s} %s %s algo %s seed 0x%" PRIx64,
+             tscan_dtype_name(c->dtype) ? tscan_dtype_name(c->dtype) : "?", c->wider ? "->" : "",
+             c->wider ? (out ? out : "?") : "",
              tscan_op_name(c->desc.op) ? tscan_op_name(c->desc.op) : "?", c->desc.axis,
              c->desc.direction == TSCAN_DECREASING ? "decreasing" : "increasing",
              c->desc.exclusive ? "exclusive" : "inclusive", sizes, tu_layout_name(c->layout),
              tu_data_name(c->data), algo ? algo : "?", c->seed);
 }
+
+tscan_dtype tu_case_out_dtype(const tu_case *c) { return c->wider ? c->wider_dtype : c->dtype; }
 
 /* Elements of slack before and after each view (plus a random 0..3 before it). */
 enum { SLACK = 8 };
@@ -308,10 +311,10 @@ static unsigned random_dims(tu_rng *r, const tu_case *c) {
     return chosen;
 }
 
-/* The view of plan p for case c in a new poisoned buffer. */
-static tscan_tensor make_view(const tu_case *c, const view_plan *p, tu_rng *r,
+/* The view of plan p for case c, of dtype `dtype`, in a new poisoned buffer. */
+static tscan_tensor make_view(const tu_case *c, tscan_dtype dtype, const view_plan *p, tu_rng *r,
                               unsigned char **buf, size_t *bytes) {
-    tscan_tensor t = {.dtype = c->dtype, .ndim = c->ndim};
+    tscan_tensor t = {.dtype = dtype, .ndim = c->ndim};
     int64_t step = p->inner_step;
     for (uint32_t i = c->ndim; i-- > 0;) {
         uint32_t d = p->order[i];
@@ -334,7 +337,7 @@ static tscan_tensor make_view(const tu_case *c, const view_plan *p, tu_rng *r,
         }
         span = highest - lowest + 1;
     }
-    size_t elem = tscan_dtype_size(c->dtype);
+    size_t elem = tscan_dtype_size(dtype);
     const int64_t jitter = tu_rng_range(r, 0, 3); /* drawn either way: the other choices stay */
     int64_t lead = SLACK + (c->aligned ? 0 : jitter);
     *bytes = (size_t)(lead + span + SLACK) * elem;
@@ -377,13 +380,17 @@ void tu_layout_make(tu_layout *l, const tu_case *c) {
     case TU_LAYOUT_PITCHED: in.pad[ndim - 1] = 1; break;
     default: abort();
     }
-    l->input = make_view(c, &in, &r, &l->in_buf, &l->in_bytes);
+    if (c->wider && c->layout == TU_LAYOUT_IN_PLACE) {
+        fprintf(stderr, "testutil: an in-place case keeps one dtype (CONTRACT §1.2)\n");
+        abort();
+    }
+    l->input = make_view(c, c->dtype, &in, &r, &l->in_buf, &l->in_bytes);
     if (c->layout == TU_LAYOUT_IN_PLACE) {
         l->out_buf = l->in_buf;
         l->out_bytes = l->in_bytes;
         l->output = l->input;
     } else {
-        l->output = make_view(c, &out, &r, &l->out_buf, &l->out_bytes);
+        l->output = make_view(c, tu_case_out_dtype(c), &out, &r, &l->out_buf, &l->out_bytes);
     }
     tu_fill(&r, &l->input, c->data);
     l->in_init = duplicate(l->in_buf, l->in_bytes);
@@ -531,7 +538,7 @@ int tu_compare_views(const tscan_scan_desc *desc, const tscan_tensor *input,
         double abs_sum = 0.0, abs_prod = 1.0, terms = 0.0;
         for (int64_t j = 0; j < n; ++j) {
             idx[axis] = desc->direction == TSCAN_DECREASING ? n - 1 - j : j;
-            double x = is_float ? fabs(tu_get(t, tu_elem(input, idx))) : 0.0;
+            double x = is_float ? fabs(tu_get(input->dtype, tu_elem(input, idx))) : 0.0;
             if (!desc->exclusive) {
                 abs_sum += x;
                 abs_prod *= x;

@@ -117,7 +117,9 @@ const char *tu_layout_name(tu_layout_kind kind);
 
 /* One scan to run: shape, request, layout and data. desc.algo is left to the suite. */
 typedef struct tu_case {
-    tscan_dtype dtype;
+    tscan_dtype dtype;       /* the input's, and the output's unless `wider` */
+    int wider;               /* 1: the output is of wider_dtype (CONTRACT §1.2) */
+    tscan_dtype wider_dtype;
     uint32_t ndim;
     int64_t sizes[TSCAN_MAX_DIMS];
     tscan_scan_desc desc;
@@ -127,8 +129,12 @@ typedef struct tu_case {
     int aligned;   /* views start SLACK elements into their buffers, not a random 0..3 more */
 } tu_case;
 
-/* "float32 sum axis 1 decreasing exclusive sizes {2,5,3} permuted random seed 0x1234". */
+/* "float32 sum axis 1 decreasing exclusive sizes {2,5,3} permuted random seed 0x1234"; a wider
+ * output shows as "uint8->int32". */
 void tu_case_describe(const tu_case *c, char *buf, size_t size);
+
+/* The output's dtype of c: dtype, or wider_dtype when c->wider. */
+tscan_dtype tu_case_out_dtype(const tu_case *c);
 
 /* Byte written around and between the views, so stray writes show. */
 #define TU_POISON 0xA5
@@ -154,7 +160,8 @@ typedef struct tu_layout {
     unsigned char *out_init; /* == in_init in place */
 } tu_layout;
 
-/* Builds the layout of c; aborts on allocation failure (tests only). */
+/* Builds the layout of c; aborts on allocation failure, or on an in-place case with a wider
+ * output (tests only). */
 void tu_layout_make(tu_layout *l, const tu_case *c);
 void tu_layout_free(tu_layout *l);
 /* The input view on the snapshot in_init: the original input whatever ran since. */

@@ -42,6 +42,10 @@ class CommandLineTest(TempDirCase):
             (["--backend", "tpu"], "--backend", "'tpu'"),
             (["--list=yes"], "--list takes no value"),
             (["--output="], "--output: empty file name"),
+            (["--output-dtype", "int33"], "--output-dtype: unknown dtype 'int33'"),
+            (["--dtype", "uint8,float16", "--output-dtype", "int32"], "output dtype int32",
+             "dtype float16"),
+            (["--dtype", "int64", "--output-dtype", "int32"], "output dtype int32", "dtype int64"),
         ]
         for args, *expected in cases:
             with self.subTest(args=args):
@@ -73,10 +77,17 @@ class CommandLineTest(TempDirCase):
             (sweep("noshape.json", {"entries": [{"dtypes": "all"}]}), "needs shapes or a ladder"),
             (sweep("ladder.json", {"entries": [{"ladder": {"min_log2": 12, "max_log2": 10}}]}), "ladder needs"),
             (sweep("format.json", {"format": "other", "entries": [{"shapes": [shape]}]}), "format"),
+            (sweep("output.json", {"entries": [{"shapes": [shape], "output_dtype": "int33"}]}),
+             "entries[0]: output_dtype must be the name of a dtype"),
         ]
         for path, *expected in cases:
             with self.subTest(path=os.path.basename(path)):
                 self.assert_usage_error(["--sweep", path], os.path.basename(path), *expected)
+        # A pair outside the allowed list names both types (and the entry).
+        narrowing = sweep("narrowing.json", {"entries": [{"shapes": [shape], "dtypes": ["float32"]},
+                                                         {"shapes": [shape], "dtypes": ["float64"],
+                                                          "output_dtype": "float32"}]})
+        self.assert_usage_error(["--sweep", narrowing], "output dtype float32", "dtype float64", "entry 1")
 
     def test_help(self):
         result = run(["--help"])

@@ -42,7 +42,7 @@ class EndToEndTest(TempDirCase):
         # A report compared with itself is all SAME, exit 0.
         same = run(["compare", report_path, report_path])
         self.assertEqual(same.returncode, 0, same.stderr)
-        self.assertIn(f"{len(benchmarks)} SAME, 0 FAST, 0 SLOW, 0 NEW, 0 GONE", same.stdout)
+        self.assertIn(f"{len(benchmarks)} SAME, 0 FAST, 0 SLOW, 0 AMBIGUOUS, 0 NEW, 0 GONE", same.stdout)
 
     def test_cases_too_slow_to_time_are_skipped(self):
         report_path = self.path("slow.json")

@@ -100,6 +100,29 @@ class RandomSweepTest(TempDirCase):
         self.assertEqual({(c["op"], c["exclusive"]) for c in cases}, {("prod", True)})
         self.assertTrue(all(c["elements"] * DTYPE_BYTES[c["dtype"]] <= 0.02 * MIB for c in cases))
 
+    def test_some_cases_draw_a_wider_output(self):
+        # One case in five of a dtype that widens takes an allowed wider output, within the
+        # memory bound (input span and output within 5 x the top of the byte range).
+        wider = {"int8": {"int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"},
+                 "float16": {"float32", "float64"}, "bfloat16": {"float32", "float64"}, "float32": {"float64"}}
+        cases = self.draws("--random", "300", "--seed", "11")
+        widens = [c for c in cases if c["dtype"] != "float64"]
+        widened = [c for c in cases if c["output_dtype"] != c["dtype"]]
+        self.assertGreater(len(widened), 0.1 * len(widens))
+        self.assertLess(len(widened), 0.3 * len(widens))
+        for c in widened:
+            with self.subTest(name=c["name"]):
+                self.assertNotEqual(c["dtype"], "float64")
+                self.assertIn(f"/{c['dtype']}->{c['output_dtype']}/", c["name"])
+                if c["dtype"] in wider:
+                    self.assertIn(c["output_dtype"], wider[c["dtype"]])
+                else:  # the other integers: an integer at least as wide
+                    self.assertTrue(c["output_dtype"].startswith(("int", "uint")))
+                    self.assertGreaterEqual(DTYPE_BYTES[c["output_dtype"]], DTYPE_BYTES[c["dtype"]])
+                span = 1 + sum((n - 1) * abs(t) for n, t in zip(c["sizes"], c["input_strides"]))
+                self.assertLessEqual(span * DTYPE_BYTES[c["dtype"]] + c["elements"] * DTYPE_BYTES[c["output_dtype"]],
+                                     5 * 2 * MIB)
+
     def test_bad_random_flags(self):
         for args, expected in [
             (["--random", "0"], "--random: '0'"),
@@ -110,6 +133,7 @@ class RandomSweepTest(TempDirCase):
              "--random-min-mib 4 is above --random-max-mib 2"),
             (["--random", "5", "--random-max-mib", "0"], "--random-max-mib: '0' is not a positive number"),
             (["--random", "5", "--random-max-mib", "100000"], "over the limit"),
+            (["--random", "5", "--output-dtype", "int32"], "it does not take --output-dtype"),
         ]:
             with self.subTest(args=args):
                 result = run(["--backend", "reference"] + args)

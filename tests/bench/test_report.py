@@ -23,6 +23,11 @@ class ReportTest(TempDirCase):
                          "--exclusive", "both", "--direction", "both", "--output", cls.mixed_path,
                          "--time-limit", "0.01", "--min-samples", "3"])
 
+        cls.wider_path = f"{cls._dir.name}/wider.json"
+        cls.wider = run(["--backend", "reference", "--shape", "33x17", "--axis", "0", "--dtype", "uint8,int8,int16",
+                         "--output-dtype", "int32", "--op", "all", "--output", cls.wider_path,
+                         "--time-limit", "0.01", "--min-samples", "3"])
+
     @classmethod
     def tearDownClass(cls):
         cls._dir.cleanup()
@@ -33,7 +38,8 @@ class ReportTest(TempDirCase):
             return json.load(f)
 
     def test_reports_match_the_schema(self):
-        for path, result in ((self.report_path, self.result), (self.mixed_path, self.mixed)):
+        for path, result in ((self.report_path, self.result), (self.mixed_path, self.mixed),
+                             (self.wider_path, self.wider)):
             with self.subTest(path=path):
                 self.assertEqual(schema_errors(self.load(path, result)), [])
 
@@ -63,6 +69,24 @@ class ReportTest(TempDirCase):
         transposed = [b for b in benchmarks if b["layout"] == "transposed"]
         self.assertEqual(transposed[0]["input_strides"], [1, 40])
         self.assertEqual(transposed[0]["output_strides"], [8, 1])
+
+    def test_wider_outputs_count_their_bytes_at_each_width(self):
+        report = self.load(self.wider_path, self.wider)
+        benchmarks = report["benchmarks"]
+        self.assertEqual({(b["dtype"], b["op"]) for b in benchmarks},
+                         {(d, op) for d in ("uint8", "int8", "int16") for op in ("sum", "prod")})
+        copies = {c["bytes"]: c for c in report["copies"]}
+        for b in benchmarks:
+            with self.subTest(name=b["name"]):
+                self.assertEqual(b["status"], "passed")
+                self.assertEqual(b["output_dtype"], "int32")
+                self.assertIn(f"/{b['dtype']}->int32/", b["name"])
+                self.assertEqual(b["bytes_read"], b["elements"] * DTYPE_BYTES[b["dtype"]])
+                self.assertEqual(b["bytes_written"], b["elements"] * 4)
+                self.assertEqual(b["bytes_moved"], b["bytes_read"] + b["bytes_written"])
+                # The copy ceiling moves as many bytes: it reads and writes half of them each.
+                self.assertEqual(b["copy"]["bytes"], (b["bytes_moved"] + 1) // 2)
+                self.assertEqual(copies[b["copy"]["bytes"]]["bytes_moved"], 2 * b["copy"]["bytes"])
 
     def test_context_says_there_was_no_gpu(self):
         report = self.load(self.report_path, self.result)

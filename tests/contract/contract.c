@@ -151,14 +151,16 @@ Test(contract, function_types) {
     const char *(*p_op_name)(tscan_op) = tscan_op_name;
     int (*p_version)(void) = tscan_version;
     const char *(*p_version_string)(void) = tscan_version_string;
+    int (*p_output_dtype_allowed)(tscan_dtype, tscan_dtype) = tscan_output_dtype_allowed;
 
     cr_assert(p_tensor_init && p_workspace_size && p_scan && p_reference && p_supported &&
               p_auto_algo && p_status_string && p_last_error && p_dtype_name && p_dtype_size &&
-              p_algo_name && p_op_name && p_version && p_version_string);
+              p_algo_name && p_op_name && p_version && p_version_string && p_output_dtype_allowed);
     /* and they are callable through those pointers */
     cr_assert_str_eq(p_dtype_name(TSCAN_FLOAT32), "float32");
     cr_assert_str_eq(p_algo_name(TSCAN_ALGO_AUTO), "auto");
     cr_assert_eq(p_version(), TSCAN_VERSION);
+    cr_assert(p_output_dtype_allowed(TSCAN_UINT8, TSCAN_INT32) && !p_output_dtype_allowed(TSCAN_INT32, TSCAN_UINT8));
 }
 
 Test(contract, names) {
