@@ -332,3 +332,8 @@ void gu_buffers_free(gu_buffers *b) {
         GU_CUDA(cudaFree(b->ws));
     memset(b, 0, sizeof *b);
 }
+
+void gu_graph_destroy(cudaGraphExec_t exec, cudaGraph_t graph) {
+    GU_CUDA(cudaGraphExecDestroy(exec));
+    GU_CUDA(cudaGraphDestroy(graph));
+}

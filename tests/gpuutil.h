@@ -127,4 +127,7 @@ void gu_buffers_upload(const gu_buffers *b, const tu_layout *l, cudaStream_t str
 unsigned char *gu_buffers_download(const gu_buffers *b, const tu_layout *l, cudaStream_t stream);
 void gu_buffers_free(gu_buffers *b);
 
+/* Destroys an instantiated graph and the graph it came from. */
+void gu_graph_destroy(cudaGraphExec_t exec, cudaGraph_t graph);
+
 #endif /* TSCAN_GPUUTIL_H */

@@ -66,8 +66,7 @@ static void capture_with_stream_ordered_memory(tscan_algo algo) {
         free(got);
     }
     free(expected);
-    GU_CUDA(cudaGraphExecDestroy(exec));
-    GU_CUDA(cudaGraphDestroy(graph));
+    gu_graph_destroy(exec, graph);
     GU_CUDA(cudaStreamDestroy(s));
     gu_buffers_free(&b);
     tu_layout_free(&l);

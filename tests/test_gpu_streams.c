@@ -134,8 +134,7 @@ static int graph_case(const stream_case *sc, tscan_algo algo, size_t index) {
     }
     free(expected);
 
-    GU_CUDA(cudaGraphExecDestroy(exec));
-    GU_CUDA(cudaGraphDestroy(graph));
+    gu_graph_destroy(exec, graph);
     GU_CUDA(cudaStreamDestroy(s));
     gu_buffers_free(&b);
     tu_layout_free(&l);

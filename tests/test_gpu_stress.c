@@ -271,7 +271,6 @@ Test(gpu_stress, graph_replays_beside_other_work, .timeout = 600) {
             for (int i = 0; i < 2; ++i) job_check(&jobs[i], round ? "last round" : "first round");
     }
     GU_CUDA(cudaStreamDestroy(hold_stream));
-    GU_CUDA(cudaGraphExecDestroy(exec));
-    GU_CUDA(cudaGraphDestroy(graph));
+    gu_graph_destroy(exec, graph);
     for (int i = 0; i < 2; ++i) job_free(&jobs[i]);
 }
