@@ -189,7 +189,7 @@ int tscan_lookback_packs_words(const tscan_problem *p);
  * tiles all fit on the device at once (4 blocks an SM or more: 528 tiles on an H100). */
 int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p);
 
-/* The data one look-back tile moves, whatever its shape (cuda/lookback.cu asserts it). */
+/* The data one look-back tile moves, whatever its shape (cuda/lookback/geometry.cuh asserts it). */
 enum { TSCAN_LOOKBACK_TILE_BYTES = 32768 };
 
 /* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */

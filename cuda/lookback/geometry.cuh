@@ -1,0 +1,168 @@
+// lookback/geometry.cuh - what a tile is: the slots a thread loads, the tile's shape and blocks, the chains'
+// layout and the order in which claims take their tiles (claim_band, tile_of_claim).
+// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
+// the anonymous namespace.
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include "common.cuh"
+
+namespace tscan {
+namespace {
+
+constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
+constexpr int kWarps = kThreads / 32;  // data warps
+
+// What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 16 bytes
+// when they fill 16, of 8 when they fill 8 (8-byte elements, pairs of 4-byte lines), else 4.
+// V when packed: column blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte
+// elements, 2 of 4-byte ones), line chunks consecutive elements into 16 bytes (2-byte
+// elements; 8 or 4 where the layout packs no wider), 8 (4-byte ones) or 32 bits (1-byte ones).
+// Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
+// load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
+// input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (4
+// accumulators a lane, with fenced statuses or with words). A line chunk has one accumulator
+// whatever its slot holds: 8-byte slots halved its load, shared-memory and store instructions
+// and took float32 wide_rows from 88.9 to 91.5 and 1-D from 84.7 to 86.9, float16 85.0 ->
+// 87.4 and 81.5 -> 83.8; int8's 8 elements a slot lost 3 points, so 1-byte ones keep 32 bits.
+// 16-byte slots (elements found at constant indices) gained float16 0.3-0.5 points more on
+// rows of whole tiles, but cost float32 0.6-1.0 and float64 (2 elements a slot) 0.4-0.7.
+constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 16 ? 16 : elem_size * v >= 8 ? 8 : 4; }
+template <class T, int V>
+using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 16, ulonglong2,
+                                  std::conditional_t<slot_bytes(sizeof(T), V) == 8, uint64_t, uint32_t>>;
+template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : sizeof(T) == 4 ? 2 : 1; }
+template <class T> constexpr int axis_pack() {
+    return sizeof(T) == 1 ? 4 : sizeof(T) == 2 ? 8 : sizeof(T) == 4 ? 2 : 1;
+}
+// The narrowest pack that still fills a slot (2 or more): a line chunk whose layout does not
+// allow axis_pack tries halving it down to this (2-byte elements: 8, 4, then 2), else takes 1
+// (as do 8-byte elements, whose axis_pack is 1).
+template <class T> constexpr int min_axis_pack() { return sizeof(T) < 4 ? 4 / (int)sizeof(T) : 2; }
+template <class T, int V> struct slot_io {
+    using S = slot_t<T, V>;
+    static constexpr bool kFull = sizeof(T) * V == sizeof(S);  // the loads fill the slot
+    // A 16-byte slot is two 8-byte ones, x the lower.
+    static constexpr int kHalf = 8 / (int)sizeof(T);
+    using half_io = slot_io<T, kHalf>;
+    // Element j of a slot, counted from its lowest address.
+    static __device__ __forceinline__ T get(S s, int j) {
+        if constexpr (sizeof(S) == 16) return half_io::get(j < kHalf ? s.x : s.y, j % kHalf);
+        else if constexpr (sizeof(T) == sizeof(S)) return ::cuda::std::bit_cast<T>(s);
+        else return word_element<T>(s, j);
+    }
+    static __device__ __forceinline__ S with(S s, int j, T x) {
+        if constexpr (sizeof(S) == 16) {
+            if (j < kHalf) s.x = half_io::with(s.x, j, x);
+            else s.y = half_io::with(s.y, j - kHalf, x);
+            return s;
+        } else if constexpr (sizeof(T) == sizeof(S)) {
+            return ::cuda::std::bit_cast<S>(x);
+        } else {
+            return with_word_element(s, j, x);
+        }
+    }
+    // The slot's elements in reverse order: a decreasing step's slot as it lies in memory is
+    // put in scan order once, so that every element is then found at a constant index (a
+    // run-time index cost shifts and selects an element; measured, H100: float16 rows of whole
+    // tiles 90.4 -> 93.5 % of the copy, float32 transposed input 88.9 -> 90.1).
+    static __device__ __forceinline__ S reversed(S s) {
+        if constexpr (sizeof(S) == 16) {
+            return S{half_io::reversed(s.y), half_io::reversed(s.x)};
+        } else {
+            constexpr int kPer = (int)(sizeof(S) / sizeof(T));
+            S r{};
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) r = with(r, kPer - 1 - j, get(s, j));
+            return r;
+        }
+    }
+    static __device__ __forceinline__ S load(const T *p) {
+        if constexpr (kFull) return *reinterpret_cast<const S *>(p);
+        else return with(S{}, 0, *p);
+    }
+    static __device__ __forceinline__ void store(T *p, S s) {
+        if constexpr (kFull) *reinterpret_cast<S *>(p) = s;
+        else *p = get(s, 0);
+    }
+};
+
+// Pipelined blocks (full slots): 8 data warps and a warp that looks back, with two tile
+// buffers, so that the next tile loads while the current one looks back. Two buffers of up to
+// 36 KB fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
+// Serial blocks (unpacked 1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back
+// while the others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md):
+// pipelining took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols,
+// loaded one element at a time, from 43 down to 31: 2-byte loads in 3 blocks keep too few
+// bytes in flight.
+template <class T, int V> constexpr bool pipelined() { return slot_io<T, V>::kFull; }
+template <class T, int V> constexpr int block_threads() { return pipelined<T, V>() ? kThreads + 32 : kThreads; }
+template <class T, int V> constexpr int blocks_per_sm() { return pipelined<T, V>() ? 3 : 4; }
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Slots each thread holds: 128 bytes of them (32 of 4 bytes, 16 of 8, 8 of 16), so a tile
+// carries 32 KB and the look-back traffic is a few percent of the data.
+constexpr int items_per_thread(size_t slot_bytes) { return (int)(128 / slot_bytes); }
+static_assert(kThreads * 128 == TSCAN_LOOKBACK_TILE_BYTES, "dispatch counts lines in tiles of this many bytes");
+
+
+// The two tile shapes: 32 lines (one per lane) of a strided axis, or a chunk of one line.
+enum tile_cols : int { kLineChunk = 1, kColumnBlock = 32 };
+
+// Lines a data thread serves: a column block lane's V packed lines, or a chunk's one line.
+template <int Cols, int V> constexpr int lines_per_thread() { return Cols == kLineChunk ? 1 : V; }
+
+// A tile's status id is chunk * groups + group; claims take tiles in another order (band and
+// tile_of_claim). Lines and rows count the kernel's elements: a word of V packed elements is one.
+struct tile_layout {
+    int64_t rows;    // axis elements per tile: (kThreads / cols) * items per thread
+    int64_t groups;  // chains: ceil(lines / cols)
+    int64_t chunks;  // tiles per chain: ceil(n / rows)
+    int64_t tiles;   // groups * chunks
+    // Tiles with a successor in their chain, the only ones that publish a status: the ids
+    // below groups * (chunks - 1). A single-chunk problem needs no status at all.
+    int64_t status_tiles;
+    int64_t chunk_words;  // word statuses: a chunk's words (all its chains'), in whole 32-byte sectors
+    int64_t band;         // chains claimed together, chunk-major (the last band may hold fewer)
+};
+
+// Chains claimed together (tile_layout::band), given the blocks resident at once. A tile's
+// predecessor in its chain is claimed a band's width of claims before it, so resident / band
+// of each chain's tiles are in flight. Measured on the H100 (396 blocks; bench/NOTES.md, "bands
+// of chains"): 64x4096x1024 float16, 1024 chains of 16 tiles, ran at 85.8 % of the copy claimed
+// all together, 88.9-89.3 in bands of 256 and 89.6-90.0 of 128; but bands of 128 cost 16384x16384
+// (256 chains) 4 points, and 4096x65536 and 4x4096x16384 ran best at 256. So the band is the
+// largest power of two up to 2/3 of the resident blocks (256 there), widened to split the
+// chains evenly; fewer than two bands' worth of chains stay one band.
+inline int64_t claim_band(int64_t groups, int64_t resident) {
+    int64_t target = 1;
+    while (target * 2 <= resident * 2 / 3) target *= 2;
+    const int64_t bands = std::max<int64_t>(1, groups / target);
+    return (groups + bands - 1) / bands;
+}
+
+// A tile's place: its chunk of the axis and its group of lines (its chain).
+struct tile_at {
+    int64_t chunk, group;
+};
+
+// The tile that claim `index` takes: chains go in bands of L.band, chunk-major within a band, so
+// that every tile's predecessors are claimed before it. Past the last tile, chunk L.chunks.
+__device__ __forceinline__ tile_at tile_of_claim(const tile_layout &L, int64_t index) {
+    if (index >= L.tiles) return {L.chunks, 0};
+    if (L.band == L.groups) {
+        const int64_t chunk = index / L.groups;
+        return {chunk, index - chunk * L.groups};
+    }
+    const int64_t band_tiles = L.band * L.chunks;
+    const int64_t band = index / band_tiles;
+    const int64_t first = band * L.band;
+    const int64_t width = min(L.band, L.groups - first);
+    const int64_t r = index - band * band_tiles;
+    const int64_t chunk = r / width;
+    return {chunk, first + r - chunk * width};
+}
+
+}  // namespace
+}  // namespace tscan

@@ -1,0 +1,90 @@
+// lookback/plan.cuh - how lookback runs a problem: the tile shape and packing it picks (make_plan), the
+// chains and tiles that follow (make_layout), and the workspace they need (plan_workspace).
+// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
+// the anonymous namespace.
+#pragma once
+
+#include <cstdlib>
+#include "lookback/status.cuh"
+
+namespace tscan {
+namespace {
+
+// How lookback runs a problem: the tile shape, the elements a word packs, and the problem as
+// the kernel sees it (packed, when V > 1).
+struct lookback_plan {
+    scan_args a;
+    int cols;
+    int v;
+    int64_t out_word_line_step;  // output elements between the lines of a column block's word
+    int lines_per_lane() const { return cols == kLineChunk ? 1 : v; }  // lines_per_thread<Cols, V>
+    int tile_lines() const { return cols * lines_per_lane(); }          // status values per tile
+};
+
+// Column blocks when the axis is strided and there are lines enough to fill most lanes
+// (neighbouring lines are then usually neighbouring addresses); otherwise each line is its
+// own chain, read along the axis (coalesced when the axis is contiguous). Elements narrower
+// than 8 bytes pack when the lines allow (column blocks: in both tensors, or in the input
+// with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks).
+template <class T> lookback_plan make_plan(const tscan_problem *p) {
+    constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
+    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
+    const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
+    plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
+    if (plan.cols == kColumnBlock && kLinePack > 1 &&
+        (lines_packed_by(plan.a, kLinePack, sizeof(T)) || lines_packed_into_axis_by(plan.a, kLinePack, sizeof(T)))) {
+        plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
+        pack_lines(plan.a, kLinePack);
+        plan.v = kLinePack;
+    } else if (plan.cols == kLineChunk) {
+        for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
+            if (axis_packed_by(plan.a, w, sizeof(T))) {
+                pack_axis(plan.a, w, sizeof(T));
+                plan.v = w;
+                break;
+            }
+        }
+    }
+    return plan;
+}
+
+template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
+    const scan_args &a = plan.a;
+    const int cols = plan.cols;
+    tile_layout L;
+    L.rows = (int64_t)(kThreads / cols) * items_per_thread(slot_bytes(sizeof(T), plan.v));
+    L.groups = (a.lines + cols - 1) / cols;
+    L.chunks = (a.n + L.rows - 1) / L.rows;
+    L.tiles = L.groups * L.chunks;
+    L.status_tiles = L.groups * (L.chunks - 1);
+    const int64_t tile_words = (int64_t)plan.tile_lines() * word_parts<A>();
+    L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
+    L.band = L.groups;  // the launch sets it from the blocks resident
+    return L;
+}
+
+// Workspace: counter, flags (none for word statuses), then the values, 8-byte aligned (words:
+// 32-byte, whole sectors). Statuses in words are cleared whole (a zero word is an empty status);
+// otherwise only the counter and flags, as a value is read only under a flag set after it was
+// written.
+struct workspace_plan {
+    size_t cleared;
+    size_t values;  // offset of the aggregates
+    size_t total;
+};
+
+template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
+    const bool words = word_status(sizeof(A), plan.lines_per_lane(), plan.cols);
+    const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    const size_t value_bytes = words ? (size_t)(L.chunks - 1) * L.chunk_words * sizeof(unsigned long long)
+                                     : (size_t)L.status_tiles * plan.tile_lines() * 2 * sizeof(A);
+    const size_t align = words ? 32 : 8;  // words: sectors
+    workspace_plan w;
+    w.values = (sizeof(unsigned long long) + flag_bytes + align - 1) & ~(align - 1);
+    w.cleared = words ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
+    w.total = w.values + value_bytes;
+    return w;
+}
+
+}  // namespace
+}  // namespace tscan

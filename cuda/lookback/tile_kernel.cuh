@@ -1,0 +1,437 @@
+// lookback/tile_kernel.cuh - the persistent tile kernel (lookback_kernel): line chunks and column blocks, pipelined
+// or serial.
+// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
+// the anonymous namespace.
+#pragma once
+
+#include <cuda/barrier>
+#include "lookback/launch.cuh"
+#include "lookback/plan.cuh"
+#include "lookback/walk.cuh"
+
+namespace tscan {
+namespace {
+
+// Runs step with the operator: when `copies`, inlined once per operator, each a constant (so
+// that the compiler does not compute both the sum and the product and select), else once with
+// the run-time choice. The step takes a scan_op, not auto: a generic lambda in the kernel
+// crashes cudafe++ in CUDA 13.
+template <class A, class Step>
+__device__ __forceinline__ void with_op_copies(bool copies, const scan_op<A> &op, Step &&step) {
+    if (copies && op.prod) step(scan_op<A>{true});
+    else if (copies) step(scan_op<A>{false});
+    else step(op);
+}
+
+// Shared-memory slots of one tile buffer: the tile, padded one slot per 128 bytes.
+template <class S> constexpr int buffer_slots() {
+    return kThreads * items_per_thread(sizeof(S)) + kThreads * items_per_thread(sizeof(S)) / (128 / (int)sizeof(S));
+}
+template <class T, int V> constexpr size_t dynamic_smem_bytes() {
+    return (pipelined<T, V>() ? 2 : 1) * (size_t)buffer_slots<slot_t<T, V>>() * sizeof(slot_t<T, V>);
+}
+
+// A pipelined block is 8 data warps and one look-back warp, with two tile buffers in shared
+// memory. While the look-back warp finds the prefix of the current tile, the data warps claim,
+// load, reduce and publish the next one into the other buffer; then they finish the current
+// tile (scan it from its prefix, store). So a look-back no longer stops the block's memory
+// traffic, and a tile's aggregate is published as soon as its data is in, whatever its
+// predecessors are doing: claiming the next tile early delays no chain. (An earlier try, which
+// loaded the next tile in the waiting warps but published it only after the current
+// look-back, cost 10-26 points.) A serial block runs the same steps one after another, warp 0
+// looking back while the other warps wait.
+//
+// Data thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
+// A column block's warp is one slice and loads its rows straight into registers, coalesced
+// across lanes. A line chunk is loaded striped across the block (coalesced along the line)
+// and transposed through shared memory, padded one slot per 128 bytes so that each thread's
+// run of R slots starts on its own bank. Either way the tile waits in its buffer until the
+// prefix is known, so that it holds no registers then: a column block's rows of single
+// elements already scanned, anything else raw, to be scanned on the way out (kScanned).
+//
+// A column block whose output is contiguous along the axis (a transposed input: lines are
+// neighbours in the input, rows in the output) stores line by line instead: the finished
+// tile goes through shared memory, padded one slot per row of slots so that a warp reads a
+// line's rows from distinct banks, and each warp writes a run of one line's rows (as words
+// of V rows when a slot holds V lines).
+template <tscan_dtype D, int Cols, int V>
+__global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(),
+                                  blocks_per_sm<typename dtype_traits<D>::T, V>())
+    lookback_kernel(scan_args a, int64_t out_word_line_step, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
+    using Traits = dtype_traits<D>;
+    using T = typename Traits::T;
+    using A = typename Traits::A;
+    using IO = slot_io<T, V>;
+    using S = slot_t<T, V>;
+    constexpr int R = items_per_thread(sizeof(S));
+    constexpr int LV = lines_per_thread<Cols, V>();
+    constexpr int kTileLines = Cols * LV;
+    constexpr bool kTransposed = Cols == kLineChunk;
+    constexpr bool kPipelined = pipelined<T, V>();
+    // A column block of single elements keeps its rows scanned in the buffer (an accumulator
+    // fits the slot); line chunks and words keep them raw, and finish scans them. Measured on
+    // the H100 (bench/NOTES.md): raw column blocks cost int64 4 points on the transposed input
+    // (8-byte registers spilled), raw line chunks gained float32 0.5-1.
+    constexpr bool kScanned = V == 1 && !kTransposed;
+    constexpr int kSlots = 128 / sizeof(S);
+    constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
+    static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
+    static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
+    const scan_op<A> op{a.prod};
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+    const int col = t % Cols;
+    const bool lookback_warp = warp == kWarps;
+    const int first_row = kTransposed ? t : warp * R;
+    // A packed line chunk's slot holds its elements in reverse order when its step decreases.
+    const bool in_reversed = kTransposed && V > 1 && a.in_step < 0;
+    const bool out_reversed = kTransposed && V > 1 && a.out_step < 0;
+    // Shared-memory slot of the thread's row r, and of the slot loaded striped as row i.
+    const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
+    const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
+
+    extern __shared__ __align__(16) unsigned char s_dynamic[];
+    S *const s_buffers = reinterpret_cast<S *>(s_dynamic);
+    __shared__ tile_at s_tile[2];                   // the tile in each buffer
+    __shared__ A s_warp_total[kWarps][kTileLines];  // the staged tile: each slice's total per line
+    __shared__ A s_tile_aggregate[2][kTileLines];   // per buffer
+    __shared__ A s_tile_prefix[2][kTileLines];
+    __shared__ T *s_line_out[32];  // line-by-line stores: each line's output base
+    // The data threads' barrier. Pipelined blocks need one that the look-back warp does not take
+    // part in: an mbarrier rather than a named barrier (bar.sync 1, 256), which is as good on
+    // the hardware, but which racecheck does not model when a warp stays out of it (it reports
+    // hazards on a probe that has none: bench/NOTES.md).
+#pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> s_data_sync;
+    const auto data_barrier = [&] {
+        if constexpr (kPipelined) s_data_sync.arrive_and_wait();
+        else __syncthreads();
+    };
+
+    // Where a data thread's rows of a tile are: its line's base pointers (null past the last
+    // line), the first row and how many of its rows exist.
+    struct rows_of {
+        const T *in;
+        T *out;
+        int64_t k0;
+        int left;
+    };
+    const auto rows_of_tile = [&](tile_at at) {
+        const int64_t line = at.group * Cols + col;
+        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0};
+        if (line < a.lines) {
+            int64_t in_offset, out_offset;
+            a.batch.offsets(line, in_offset, out_offset);
+            v.in = reinterpret_cast<const T *>(a.in) + in_offset;
+            v.out = reinterpret_cast<T *>(a.out) + out_offset;
+            // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
+            // i * kRowStride < left.
+            v.left = (int)min(max(a.n - v.k0, (int64_t)0), L.rows);
+        }
+        return v;
+    };
+    // Element e of a slot in scan order: line e of a column block's word, or the e-th
+    // element along the axis of a line chunk's (stage puts a decreasing line's in that order).
+    const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, e)); };
+    const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
+
+    // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the
+    // slices' totals per line (within the warp: lanes Cols apart serve the same line; then
+    // across warps), and publish the tile's aggregate. Sets `within` to the thread's exclusive
+    // prefix within the tile.
+    const auto stage = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
+        S *const s_items = s_buffers + buf * buffer_slots<S>();
+        S slots[R];
+        {
+            int64_t offset = v.k0 * a.in_step;
+            const int64_t step = kRowStride * a.in_step;
+#pragma unroll
+            for (int i = 0; i < R; ++i, offset += step) slots[i] = i * kRowStride < v.left ? IO::load(v.in + offset) : S{};
+        }
+        if (in_reversed) {
+#pragma unroll
+            for (int i = 0; i < R; ++i) slots[i] = IO::reversed(slots[i]);
+        }
+        if (kTransposed) {
+#pragma unroll
+            for (int i = 0; i < R; ++i) s_items[striped_slot(i)] = slots[i];
+            data_barrier();
+#pragma unroll
+            for (int r = 0; r < R; ++r) slots[r] = s_items[own_slot(r)];
+        }
+        // Rows past the end of the line load as zeros: they only reach totals that no
+        // existing element and no published status depends on.
+        A total[LV];
+        if constexpr (kScanned) {
+            A scanned = element_in(slots[0], 0);
+            s_items[own_slot(0)] = ::cuda::std::bit_cast<S>(scanned);
+#pragma unroll
+            for (int r = 1; r < R; ++r) {
+                scanned = item_op(scanned, element_in(slots[r], 0));
+                s_items[own_slot(r)] = ::cuda::std::bit_cast<S>(scanned);
+            }
+            total[0] = scanned;
+        } else {
+            if (!kTransposed) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) s_items[own_slot(r)] = slots[r];
+            }
+#pragma unroll
+            for (int j = 0; j < LV; ++j) total[j] = op.neutral();
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) total[line_of(e)] = item_op(total[line_of(e)], element_in(slots[r], e));
+            }
+        }
+        A warp_exclusive[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) {
+#pragma unroll
+            for (int d = Cols; d < 32; d *= 2) {
+                const A up = __shfl_up_sync(kFullMask, total[j], d);
+                if (lane >= d) total[j] = op(up, total[j]);
+            }
+            warp_exclusive[j] = __shfl_up_sync(kFullMask, total[j], Cols);
+            if (lane >= 32 - Cols) s_warp_total[warp][col * LV + j] = total[j];
+        }
+        data_barrier();
+        // The earlier slices' totals: every one that can be earlier is read before any is
+        // reduced, so that the reads overlap (a loop of `warp` dependent reads cannot); the
+        // reduction stops at the warp's own slice (the same for the whole warp).
+        A slice_total[kWarps - 1][LV];
+#pragma unroll
+        for (int w = 0; w < kWarps - 1; ++w) {
+#pragma unroll
+            for (int j = 0; j < LV; ++j) slice_total[w][j] = s_warp_total[w][col * LV + j];
+        }
+        A prefix[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) prefix[j] = op.neutral();
+#pragma unroll
+        for (int w = 0; w < kWarps - 1; ++w) {
+            if (w >= warp) break;
+#pragma unroll
+            for (int j = 0; j < LV; ++j) prefix[j] = op(prefix[j], slice_total[w][j]);
+        }
+#pragma unroll
+        for (int j = 0; j < LV; ++j) within[j] = lane >= Cols ? op(prefix[j], warp_exclusive[j]) : prefix[j];
+        if (warp == 0) {
+            A aggregate[LV];
+#pragma unroll
+            for (int j = 0; j < LV; ++j) {
+                aggregate[j] = op.neutral();
+                for (int w = 0; w < kWarps; ++w) aggregate[j] = op(aggregate[j], s_warp_total[w][col * LV + j]);
+                if (lane < Cols) s_tile_aggregate[buf][lane * LV + j] = aggregate[j];
+            }
+            publish_aggregate<Cols>(L, st, op, tile, op.start(a.exclusive), aggregate);
+        }
+    };
+
+    // Data warps: finish the scan of the rows in buffer buf from the tile's prefix
+    // (s_tile_prefix[buf]) and the thread's prefix within it, and store them.
+    const auto finish = [&](tile_at tile, int buf, const A(&within)[LV], const rows_of &v, const scan_op<A> &item_op) {
+        S *const s_items = s_buffers + buf * buffer_slots<S>();
+        A running[LV];
+#pragma unroll
+        for (int j = 0; j < LV; ++j) running[j] = op(s_tile_prefix[buf][col * LV + j], within[j]);
+        const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
+        const bool through_shared = kTransposed || line_by_line;
+        A previous = running[0];  // scanned buffers: the inclusive scan before row r
+        // Row r's outputs, in a slot as stored (each thread overwrites only its own slots, once
+        // read: no barrier is needed before).
+        const auto output_row = [&](int r) {
+            const S in = s_items[own_slot(r)];
+            S out{};
+            if constexpr (kScanned) {
+                const A inclusive = item_op(running[0], ::cuda::std::bit_cast<A>(in));
+                out = IO::with(out, 0, Traits::store(a.exclusive ? previous : inclusive));
+                previous = inclusive;
+            } else {
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    A &acc = running[line_of(e)];
+                    const A next = item_op(acc, element_in(in, e));
+                    out = IO::with(out, e, Traits::store(a.exclusive ? acc : next));
+                    acc = next;
+                }
+            }
+            return out_reversed ? IO::reversed(out) : out;
+        };
+        if (V > 1 && line_by_line) {
+            // Each V rows of V lines become V words, one per line of V rows, in the group's
+            // slots (line j in slot j); a decreasing output holds a word's rows in reverse order.
+#pragma unroll
+            for (int r = 0; r < R; r += V) {
+                S group[V];
+#pragma unroll
+                for (int e = 0; e < V; ++e) group[e] = output_row(r + e);
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    S word{};
+#pragma unroll
+                    for (int e = 0; e < V; ++e) word = IO::with(word, e, IO::get(group[e], j));
+                    s_items[own_slot(r + j)] = a.out_step < 0 ? IO::reversed(word) : word;
+                }
+            }
+        } else {
+            // Rows go through shared memory for line chunks and single-element lines, else
+            // straight out (spelled so that words' column blocks know it at compile time:
+            // measured 1 point on float16 medium_cols).
+            int64_t offset = v.k0 * a.out_step;
+#pragma unroll
+            for (int r = 0; r < R; ++r, offset += a.out_step) {
+                const S out = output_row(r);
+                if (kTransposed || (V == 1 && line_by_line)) s_items[own_slot(r)] = out;
+                else if (r < v.left) IO::store(v.out + offset, out);
+            }
+        }
+        if (through_shared) {
+            if (line_by_line && warp == 0) s_line_out[lane] = v.out;
+            data_barrier();
+        }
+        if (line_by_line) {
+            // A lane column c holds V lines (a word's) of kTileRows rows: kTileRows output words
+            // of V rows each, the words of a warp's slice of rows in its thread's own slots.
+            // Thread t writes word t % kTileRows of every kLineSteps-th lane column: within a
+            // warp, 32 / V lanes per line take 32 consecutive rows, so that each line's run is
+            // one contiguous store and the 32 slots read lie in distinct banks. For V = 1 that
+            // is row t of line c.
+            constexpr int kTileRows = kWarps * R;
+            constexpr int kLineSteps = kThreads / kTileRows;
+            constexpr int kLanesPerLine = 32 / V;
+            const int unit = t % kTileRows;
+            const int line_in_word = unit % 32 / kLanesPerLine;
+            const int row = unit / 32 * 32 + unit % kLanesPerLine * V;  // the word's first row
+            const int64_t k = tile.chunk * L.rows + row;
+            // A decreasing output's word starts at its last row.
+            const int64_t word_offset = k * a.out_step - (a.out_step < 0 ? V - 1 : 0) + line_in_word * out_word_line_step;
+            const int slot = (row % R + line_in_word) * (kThreads + 1) + row / R * 32;  // of lane column 0
+            if (k < a.n) {
+                // Eight lines' output pointers and words are read before any is stored, so that the
+                // reads overlap rather than each store waiting on two dependent shared-memory
+                // reads (measured, H100: float16 82.2 -> 84.8 % of the copy on the transposed
+                // input, bfloat16 81.3 -> 83.6, float32 90.0 -> 90.4, float64 91.0 -> 91.8).
+                // Sixteen spill 36-44 bytes in the float32 pairs and the 8-byte column blocks.
+                static_assert(kTransposed || Cols % kLineSteps == 0, "each thread stores the same number of lane columns");
+                constexpr int kBatch = std::clamp(Cols / kLineSteps, 1, 8);
+                const int first_col = t / kTileRows;
+#pragma unroll
+                for (int i0 = 0; i0 < Cols / kLineSteps; i0 += kBatch) {
+                    T *outs[kBatch];
+                    S words[kBatch];
+#pragma unroll
+                    for (int i = 0; i < kBatch; ++i) {
+                        const int c = first_col + (i0 + i) * kLineSteps;
+                        outs[i] = s_line_out[c];
+                        words[i] = s_items[slot + c];
+                    }
+#pragma unroll
+                    for (int i = 0; i < kBatch; ++i)
+                        if (outs[i]) IO::store(outs[i] + word_offset, words[i]);
+                }
+            }
+        } else if (kTransposed) {
+            int64_t offset = v.k0 * a.out_step;
+            const int64_t step = kRowStride * a.out_step;
+#pragma unroll
+            for (int i = 0; i < R; ++i, offset += step)
+                if (i * kRowStride < v.left) IO::store(v.out + offset, s_items[striped_slot(i)]);
+        }
+    };
+
+    // 1- and 2-byte elements (several a slot, each converted) have the most arithmetic a
+    // byte: their stage and finish are inlined twice, each with its operator a constant, so
+    // that the compiler does not compute both the sum and the product of every element and
+    // select. Other sizes keep one copy (measured: two cost float32 sums up to 1.2 points).
+    constexpr bool kOpCopies = sizeof(T) < 4;
+    // The look-back of 4-byte elements has its operator a constant too: a long walk is bound by
+    // its instructions (measured: float32 medium_cols +0.9 points). Others keep one look-back:
+    // beside the two copies of stage and finish of 1- and 2-byte elements a third cost
+    // bfloat16's column blocks 2.5 points (it spills), and float64's transposed input lost 0.4.
+    constexpr bool kLookBackCopies = sizeof(T) == 4;
+    const auto staged = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV]) {
+        with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { stage(tile, buf, v, within, item_op); });
+    };
+    const auto finished = [&](tile_at tile, int buf, const A(&within)[LV], const rows_of &v) {
+        with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { finish(tile, buf, within, v, item_op); });
+    };
+    const auto looked_back = [&](tile_at tile, int buf) {
+        const A start = op.start(a.exclusive);
+        with_op_copies(kLookBackCopies, op, [&](const scan_op<A> &walk_op) {
+            look_back<Cols, LV>(L, st, walk_op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+        });
+    };
+
+    // Every tile, the first included, is claimed from the counter (forward progress: see the
+    // file's header), each only when the block can load it at once: a claimed tile that waits
+    // behind another stalls every successor in its chain. Thread 0 finds a claim's tile
+    // (tile_of_claim divides) and the block reads it from s_tile.
+    const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
+    // No tile can be claimed before the clear is done. Meanwhile each data thread fetches into L2
+    // its rows of the tile of claim blockIdx.x, which the block's first claim most often takes
+    // (blocks start, and so claim, in about index order): its loads then find them there.
+    if (!lookback_warp) {
+        const rows_of v = rows_of_tile(tile_of_claim(L, blockIdx.x));
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+            if (i * kRowStride < v.left) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step);
+    }
+    wait_for_clear();
+    if (t == 0) s_tile[0] = claim();
+    if constexpr (!kPipelined) {
+        __syncthreads();
+        for (;;) {
+            const tile_at tile = s_tile[0];
+            if (tile.chunk == L.chunks) break;
+            const rows_of v = rows_of_tile(tile);
+            A within[LV];
+            staged(tile, 0, v, within);
+            if (warp == 0) {
+                __syncwarp();  // lane 0's s_tile_aggregate, when Cols is 1
+                looked_back(tile, 0);
+            }
+            __syncthreads();
+            finished(tile, 0, within, v);
+            __syncthreads();  // everyone is done with the tile and has read s_tile
+            if (t == 0) s_tile[0] = claim();
+            __syncthreads();
+        }
+    } else {
+        if (t == 0) init(&s_data_sync, kThreads);
+        __syncthreads();
+        // A block that starts once every tile is taken has nothing to do (its first claim is past
+        // the last tile, which it must neither stage nor look back from).
+        if (s_tile[0].chunk == L.chunks) return;
+        int buf = 0;
+        A within[LV], next_within[LV];
+        if (!lookback_warp) staged(s_tile[0], buf, rows_of_tile(s_tile[0]), within);
+        __syncthreads();  // the tile's aggregate is in s_tile_aggregate
+        for (;;) {
+            const int next_buf = buf ^ 1;
+            if (lookback_warp) {
+                looked_back(s_tile[buf], buf);
+            } else {
+                // The other buffer was last read by the previous finish, and s_warp_total by the
+                // previous stage, which every data thread has passed before this barrier.
+                if (t == 0) s_tile[next_buf] = claim();
+                data_barrier();
+                const tile_at next = s_tile[next_buf];
+                if (next.chunk < L.chunks) staged(next, next_buf, rows_of_tile(next), next_within);
+            }
+            // Read before the barrier: the next iteration's claim writes this slot. The line
+            // pointers are found again rather than kept across the next tile's stage, which
+            // would hold them in registers through its loads.
+            const tile_at tile = s_tile[buf];
+            __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
+            const bool last = s_tile[next_buf].chunk == L.chunks;
+            if (!lookback_warp) finished(tile, buf, within, rows_of_tile(tile));
+            if (last) break;
+            buf = next_buf;
+#pragma unroll
+            for (int j = 0; j < LV; ++j) within[j] = next_within[j];
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tscan
