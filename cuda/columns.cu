@@ -48,18 +48,21 @@ template <class T> struct step_items<T, 1> {
     __device__ __forceinline__ void set(int, T v) { x = v; }
 };
 
-// Single lines (W == 1) of an output dtype that takes narrower inputs read them converted;
-// other kernels compile no widening path.
-template <tscan_dtype D, int W> constexpr bool may_widen = W == 1 && takes_narrower_input(D);
+// What a walk reads its input through: T elements, or the bytes of a narrower input (Widen:
+// single lines only, each element converted to T on load).
+template <class T, bool Widen> using input_ptr = std::conditional_t<Widen, const char *, const T *>;
+// The walk's step in input_ptr's units.
+template <bool Widen> __device__ __forceinline__ int64_t input_step(const scan_args &a) {
+    return Widen ? a.in_step * a.in_bytes : a.in_step;
+}
 
-// Scans `rows` (at most kUnroll) consecutive steps of the walk from in (bytes, in_step bytes
-// apart) and out. All loads come before the stores: in place, each element is read before it
-// is overwritten, and the loads overlap in flight. A narrower input (a.widens, may_widen)
-// converts each element to T on load.
-template <tscan_dtype D, int W, int kUnroll>
+// Scans `rows` (at most kUnroll) consecutive steps of the walk from in and out. All loads come before the stores: in place, each element is read
+// before it is overwritten, and the loads overlap in flight.
+template <tscan_dtype D, int W, int kUnroll, bool Widen>
 __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<typename dtype_traits<D>::A> &op,
-                                          const char *in, int64_t in_step, typename dtype_traits<D>::T *out,
-                                          int rows, typename dtype_traits<D>::A (&running)[W]) {
+                                          input_ptr<typename dtype_traits<D>::T, Widen> in,
+                                          typename dtype_traits<D>::T *out, int rows,
+                                          typename dtype_traits<D>::A (&running)[W]) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
     using A = typename Traits::A;
@@ -67,8 +70,8 @@ __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<type
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
         if (u < rows) {
-            if (may_widen<D, W> && a.widens) x[u].set(0, read_widened<D>(in + u * in_step, a.in_dtype));
-            else x[u].load(reinterpret_cast<const T *>(in + u * in_step));
+            if constexpr (Widen) x[u].set(0, read_widened<D>(in + u * input_step<Widen>(a), a.in_dtype));
+            else x[u].load(in + u * input_step<Widen>(a));
         }
     }
 #pragma unroll
@@ -86,20 +89,22 @@ __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<type
 }
 
 // Thread b scans line b of a; with W > 1 each of its elements stands for W neighbouring
-// lines (see columns_launch).
-template <tscan_dtype D, int W, int kUnroll>
+// lines (see columns_launch). Widen: the input is narrower than the output (a.widens), a
+// kernel of its own so that same-type scans compile as they did before wider outputs.
+template <tscan_dtype D, int W, int kUnroll, bool Widen>
 __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
     using A = typename Traits::A;
+    static_assert(!Widen || W == 1, "a narrower input walks single lines");
     const scan_op<A> op{a.prod};
-    const int64_t in_bytes = may_widen<D, W> && a.widens ? a.in_bytes : (int64_t)sizeof(T);
-    const int64_t in_step = a.in_step * in_bytes;
     const int64_t stride = (int64_t)gridDim.x * kThreads;
     for (int64_t line = (int64_t)blockIdx.x * kThreads + threadIdx.x; line < a.lines; line += stride) {
         int64_t in_offset, out_offset;
         a.batch.offsets(line, in_offset, out_offset);
-        const char *in = a.in + in_offset * in_bytes;
+        input_ptr<T, Widen> in;
+        if constexpr (Widen) in = a.in + in_offset * a.in_bytes;
+        else in = reinterpret_cast<const T *>(a.in) + in_offset;
         T *out = reinterpret_cast<T *>(a.out) + out_offset;
         A running[W];
 #pragma unroll
@@ -112,14 +117,14 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
         int64_t k = 0;
         if constexpr (W == 1) {
             for (; k + kUnroll <= a.n; k += kUnroll) {
-                scan_rows<D, W, kUnroll>(a, op, in, in_step, out, kUnroll, running);
-                in += kUnroll * in_step;
+                scan_rows<D, W, kUnroll, Widen>(a, op, in, out, kUnroll, running);
+                in += kUnroll * input_step<Widen>(a);
                 out += kUnroll * a.out_step;
             }
         }
         for (; k < a.n; k += kUnroll) {
-            scan_rows<D, W, kUnroll>(a, op, in, in_step, out, (int)min((int64_t)kUnroll, a.n - k), running);
-            in += kUnroll * in_step;
+            scan_rows<D, W, kUnroll, Widen>(a, op, in, out, (int)min((int64_t)kUnroll, a.n - k), running);
+            in += kUnroll * input_step<Widen>(a);
             out += kUnroll * a.out_step;
         }
     }
@@ -132,10 +137,18 @@ template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, c
     const int64_t blocks = (a.lines + kThreads - 1) / kThreads;
     const int64_t cap = kMaxBlocksPerSM * sms;
     const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    if constexpr (W == 1 && takes_narrower_input(K)) {
+        if (a.widens) {
+            if (a.n <= kShortUnroll) columns_kernel<K, 1, kShortUnroll, true><<<grid, kThreads, 0, stream>>>(a);
+            else columns_kernel<K, 1, kLongUnroll, true><<<grid, kThreads, 0, stream>>>(a);
+            TSCAN_LAUNCH_CHECK("columns_kernel");
+            return TSCAN_SUCCESS;
+        }
+    }
     if (a.n <= kShortUnroll)
-        columns_kernel<K, W, kShortUnroll><<<grid, kThreads, 0, stream>>>(a);
+        columns_kernel<K, W, kShortUnroll, false><<<grid, kThreads, 0, stream>>>(a);
     else
-        columns_kernel<K, W, kLongUnroll><<<grid, kThreads, 0, stream>>>(a);
+        columns_kernel<K, W, kLongUnroll, false><<<grid, kThreads, 0, stream>>>(a);
     TSCAN_LAUNCH_CHECK("columns_kernel");
     return TSCAN_SUCCESS;
 }

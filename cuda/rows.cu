@@ -72,16 +72,16 @@ template <class T> struct row_line {
     int head;
     bool vec_in, vec_out;  // 16-byte vectors for loads, for stores
 
-    // may_widen: the kernel's dtype takes narrower inputs (takes_narrower_input), a constant.
-    __device__ row_line(const scan_args &a, int64_t b, int vec, bool may_widen) {
+    // Widen: the input is narrower than T (the kernel's compile-time choice; see rows_kernel).
+    template <bool Widen> __device__ row_line(const scan_args &a, int64_t b, int vec, std::bool_constant<Widen>) {
         int64_t in_off, out_off;
         a.batch.offsets(b, in_off, out_off);
-        const bool widens = may_widen && a.widens;
-        in = reinterpret_cast<const T *>(a.in + in_off * (widens ? a.in_bytes : (int64_t)sizeof(T)));
+        if constexpr (Widen) in = reinterpret_cast<const T *>(a.in + in_off * a.in_bytes);
+        else in = reinterpret_cast<const T *>(a.in) + in_off;
         out = reinterpret_cast<T *>(a.out) + out_off;
         vec_out = a.out_step == 1 || a.out_step == -1;
         head = vec_out ? (int)vector_head((const char *)out, a.out_step, sizeof(T), vec) : 0;
-        vec_in = !widens && vec_out && a.in_step == a.out_step &&
+        vec_in = !Widen && vec_out && a.in_step == a.out_step &&
                  vector_head((const char *)in, a.in_step, sizeof(T), vec) == head;
     }
 };
@@ -159,8 +159,8 @@ __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_
 
 // Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
 // are left as they were (the caller masks them). D is the output's dtype: a narrower input
-// (a.widens) loads element by element, each converted to T.
-template <tscan_dtype D, class T, int ITEMS>
+// (Widen) loads element by element, each converted to T.
+template <tscan_dtype D, bool Widen, class T, int ITEMS>
 __device__ __forceinline__ void fetch(const scan_args &a, const input_window &window, const row_line<T> &l,
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
@@ -177,12 +177,18 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
     }
     // Element by element, walking a pointer: one 64-bit address live rather than ITEMS. A
     // narrower input (never vectors: vec_in is false and the window empty) converts each one.
-    const bool widens = takes_narrower_input(D) && a.widens;
-    const int64_t step = a.in_step * (widens ? a.in_bytes : (int64_t)sizeof(T));
-    const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
+    if constexpr (Widen) {
+        const int64_t step = a.in_step * a.in_bytes;
+        const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i, at += step)
-        if (holds(a, k0 + i)) raw.set(i, widens ? read_widened<D>(at, a.in_dtype) : *reinterpret_cast<const T *>(at));
+        for (int i = 0; i < ITEMS; ++i, at += step)
+            if (holds(a, k0 + i)) raw.set(i, read_widened<D>(at, a.in_dtype));
+    } else {
+        const T *at = l.in + k0 * a.in_step;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i, at += a.in_step)
+            if (holds(a, k0 + i)) raw.set(i, *at);
+    }
 }
 
 // Writes the thread's items at virtual positions [p0, p0 + ITEMS), skipping positions outside
@@ -262,8 +268,10 @@ template <class A, int GROUP> struct group_scan<A, GROUP, true> {
 };
 
 // Scans lines of a: GROUP threads per line (GROUP == rows_block_threads: the whole block),
-// ITEMS elements per thread per chunk, lines assigned grid-stride.
-template <tscan_dtype D, int GROUP, int ITEMS>
+// ITEMS elements per thread per chunk, lines assigned grid-stride. Widen: the input is narrower
+// than the output (a.widens): a kernel of its own, so that same-type scans compile as they did
+// before wider outputs (bench/NOTES.md §2).
+template <tscan_dtype D, int GROUP, int ITEMS, bool Widen>
 __global__ void __launch_bounds__(
     rows_block_threads, rows_min_blocks_per_sm(GROUP, ITEMS * (int)sizeof(typename dtype_traits<D>::A)))
     rows_kernel(const scan_args a, const input_window window) {
@@ -287,17 +295,17 @@ __global__ void __launch_bounds__(
 
     const int64_t first = (int64_t)blockIdx.x * groups_per_block + threadIdx.x / GROUP;
     for (int64_t b = first; b < a.lines; b += stride) {
-        const row_line<T> line(a, b, vec, takes_narrower_input(D));
+        const row_line<T> line(a, b, vec, std::bool_constant<Widen>{});
         const int64_t span = line.head + a.n;
         group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};
-        if constexpr (prefetch) fetch<D>(a, window, line, offset, current);
+        if constexpr (prefetch) fetch<D, Widen>(a, window, line, offset, current);
         for (int64_t start = 0; start < span; start += chunk) {
             const int64_t p0 = start + offset;
             if constexpr (prefetch) {
-                if (start + chunk < span) fetch<D>(a, window, line, p0 + chunk, next);
+                if (start + chunk < span) fetch<D, Widen>(a, window, line, p0 + chunk, next);
             } else {
-                fetch<D>(a, window, line, p0, current);
+                fetch<D, Widen>(a, window, line, p0, current);
             }
 
             A x[ITEMS];
@@ -328,14 +336,20 @@ __global__ void __launch_bounds__(
     }
 }
 
-// Launches rows_kernel<D, GROUP, ITEMS> over every line of a.
+// Launches rows_kernel<D, GROUP, ITEMS> over every line of a (its widening form for a
+// narrower input, which only output dtypes that take one compile).
 template <tscan_dtype D, int GROUP, int ITEMS>
 tscan_status launch_rows(const scan_args &a, const input_window &window, int sms, cudaStream_t stream) {
     constexpr int64_t groups_per_block = rows_block_threads / GROUP;
     const int64_t wanted = (a.lines + groups_per_block - 1) / groups_per_block;
     const int64_t cap = (int64_t)sms * max_blocks_per_sm;
     const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
-    rows_kernel<D, GROUP, ITEMS><<<blocks, rows_block_threads, 0, stream>>>(a, window);
+    if constexpr (takes_narrower_input(D)) {
+        if (a.widens) rows_kernel<D, GROUP, ITEMS, true><<<blocks, rows_block_threads, 0, stream>>>(a, window);
+        else rows_kernel<D, GROUP, ITEMS, false><<<blocks, rows_block_threads, 0, stream>>>(a, window);
+    } else {
+        rows_kernel<D, GROUP, ITEMS, false><<<blocks, rows_block_threads, 0, stream>>>(a, window);
+    }
     TSCAN_LAUNCH_CHECK("rows_kernel");
     return TSCAN_SUCCESS;
 }
