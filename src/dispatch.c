@@ -38,8 +38,11 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * 8-byte ones from 2^21 (2^21 float64: 20.1 us against 22.2, int64 20.4 against 21.7;
          * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for
          * products and decreasing scans, is behind (70%). Half types go through a converting
-         * iterator in CUB (50%): behind lookback's words (90%), ahead of its single elements
-         * (35%). Where the line packs in 16-byte vectors into two tiles of 16 KB or more, all
+         * iterator in CUB (50%): behind lookback's words (90%). Lines that do not pack (odd
+         * lengths) load single elements in lookback too, which leads CUB's iterator once the line
+         * is long enough to be bandwidth-bound: 83M-422M elements of int8, uint8 and bfloat16,
+         * sums and products, H100 and H200 alike, 1.37-1.48x (results/random-*.json); shorter
+         * odd lines, not measured, stay with CUB. Where the line packs in 16-byte vectors into two tiles of 16 KB or more, all
          * of which the device holds at once (4 blocks an SM: 528 on an H100), lookback's one-wave path leads
          * CUB and rows (2^13 float32: 6.5 us against rows' 7.6, one tile 5.7-5.8 either way;
          * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
@@ -52,7 +55,8 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
             const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
-            return (cub_tuned && !one_wave) || (small && !words) ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
+            const int unpacked_short = small && !words && p->n < (INT64_C(1) << 24);
+            return (cub_tuned && !one_wave) || unpacked_short ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
         /* A warp or block per line for lines up to a look-back tile (8192 words), for many
          * lines shorter than two, and for small elements that lookback would load one at a
