@@ -26,7 +26,7 @@ void print_run_usage(FILE *out) {
         "                       int32, uint32, int64, uint64, or all\n"
         "  --output-dtype D     scan every dtype into the wider output D (int32 for uint8 masks,\n"
         "                       float32 for float16...); each --dtype must widen into it\n"
-        "  --algo LIST          auto, cub_device, rows, columns, lookback, or all\n"
+        "  --algo LIST          auto, cub_device, rows, columns, lookback, stream, or all\n"
         "  --direction LIST     increasing, decreasing, or both\n"
         "  --exclusive LIST     no, yes, or both\n"
         "  --shape AxBxC        a shape (repeatable); replaces the sweep's shapes\n"

@@ -15,7 +15,7 @@ import os
 import sys
 
 # Bars in this order; anything else (peers first seen later) follows.
-STRATEGY_ORDER = ["auto", "cub_device", "rows", "columns", "lookback", "reference", "torch", "cupy"]
+STRATEGY_ORDER = ["auto", "cub_device", "rows", "columns", "lookback", "stream", "reference", "torch", "cupy"]
 
 
 def load(paths):

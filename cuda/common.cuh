@@ -98,6 +98,13 @@ tscan_status dispatch_dtype(tscan_dtype d, Args &&...args) {
     }
 }
 
+// Runs Kernel<In, Out>::run(args...) for the run-time pair (in, out): every pair that
+// tscan_pair_allowed lists, instantiated once under its kernel dtypes (an input of the
+// output's width read as the output's unsigned twin, a narrower one as itself, since its
+// signedness decides how it extends). Defined after kernel_dtype, below.
+template <template <tscan_dtype, tscan_dtype> class Kernel, class... Args>
+tscan_status dispatch_pair(tscan_dtype in, tscan_dtype out, Args &&...args);
+
 // Signed integers scan bit for bit like the unsigned type of their width: the accumulator is
 // unsigned, and the low bits of sums and products depend only on the low bits of the inputs.
 // A strategy may forward Kernel<D> to Kernel<kernel_dtype(D)> and so build 8 dtypes, not 12.
@@ -107,6 +114,39 @@ constexpr tscan_dtype kernel_dtype(tscan_dtype d) {
            : d == TSCAN_INT32 ? TSCAN_UINT32
            : d == TSCAN_INT64 ? TSCAN_UINT64
                               : d;
+}
+
+constexpr tscan_dtype kernel_input_dtype(tscan_dtype in, tscan_dtype out) {
+    return tscan_bytes_of(in) == tscan_bytes_of(out) ? kernel_dtype(out) : in;
+}
+
+template <tscan_dtype In, template <tscan_dtype, tscan_dtype> class Kernel, class... Args>
+tscan_status dispatch_output(tscan_dtype out, Args &&...args) {
+    switch (out) {
+#define TSCAN_PAIR_CASE(O, name, bytes, kind)                                              \
+    case O:                                                                                \
+        if constexpr (tscan_pair_allowed(In, O))                                           \
+            return Kernel<kernel_input_dtype(In, O), kernel_dtype(O)>::run(args...);       \
+        break;
+        TSCAN_DTYPE_LIST(TSCAN_PAIR_CASE)
+#undef TSCAN_PAIR_CASE
+    default:
+        break;
+    }
+    return tscan_fail(TSCAN_ERROR_INTERNAL, "no kernel for %s into dtype %d", tscan_dtype_name(In), (int)out);
+}
+
+template <template <tscan_dtype, tscan_dtype> class Kernel, class... Args>
+tscan_status dispatch_pair(tscan_dtype in, tscan_dtype out, Args &&...args) {
+    switch (in) {
+#define TSCAN_PAIR_INPUT_CASE(I, name, bytes, kind) \
+    case I:                                         \
+        return dispatch_output<I, Kernel>(out, args...);
+        TSCAN_DTYPE_LIST(TSCAN_PAIR_INPUT_CASE)
+#undef TSCAN_PAIR_INPUT_CASE
+    default:
+        return tscan_fail(TSCAN_ERROR_INTERNAL, "dtype %d has no kernel", (int)in);
+    }
 }
 
 // ---- inputs of a narrower type (CONTRACT §1.2) --------------------------------------

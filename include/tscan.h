@@ -83,6 +83,7 @@ typedef enum tscan_algo {
     TSCAN_ALGO_ROWS,       /* CUB warp/block scans: many contiguous lines, a warp or block per line */
     TSCAN_ALGO_COLUMNS,    /* one thread per line walking a strided axis, coalesced across lines */
     TSCAN_ALGO_LOOKBACK,   /* single pass, lines split across blocks, decoupled look-back between tiles */
+    TSCAN_ALGO_STREAM,     /* lines end to end as one flat stream of tiles, line starts resetting the scan */
     TSCAN_ALGO_COUNT
 } tscan_algo;
 

@@ -6,6 +6,8 @@
 #   sweep        the default sweep                      -> tscan-GPU.json, sweep.txt
 #   random N     N cases drawn from seed 1 (--random)   -> random-GPU.json, random.txt
 #   peers        PyTorch and CuPy on the float32/float16 increasing inclusive cases -> peers-GPU.json
+#   contiguous   every strategy that takes a contiguous axis on 13 shapes of it (1-D, rows short
+#                and long, odd lengths), four dtypes, and uint8 into int32 -> contiguous-GPU.json
 # With no step named: check, sweep and peers. Files go to $OUT (the device tool brings back at
 # most eight). The tree arrives without .git: scripts/stage_gpu.sh writes the commit and dirty
 # flag into .gpubin/ (or write them into .gpu/commit and .gpu/dirty), and the reports carry them
@@ -35,6 +37,19 @@ while [ $# -gt 0 ]; do
     shift
     timeout 420 "$bench" --random "$1" --seed 1 --output "$out/random-$gpu.json" > "$out/random.txt" 2>&1
     echo "random: rc=$? $(grep -a 'cases:' "$out/random.txt" | tail -1)" ;;
+  contiguous)
+    shapes="--shape 268435456 --axis 0 --shape 421672517 --axis 0 --shape 16384x16384 --axis 1 \
+      --shape 4194304x64 --axis 1 --shape 1048576x256 --axis 1 --shape 256x1048576 --axis 1 --shape 47340575x7 --axis 1 \
+      --shape 304x11x21957x4 --axis 3 --shape 15x16237291 --axis 1 --shape 1048576 --axis 0 --shape 3000x70001 --axis 1 \
+      --shape 8x16x1000003 --axis 2 --shape 65536x4096 --axis 1"
+    timeout 300 "$bench" $shapes --algo auto,stream,lookback,rows,cub_device --dtype float32,float16,int8,float64 \
+      --op sum --direction increasing --exclusive no --min-samples 5 --time-limit 0.1 \
+      --output "$out/contiguous-$gpu.json" > "$out/contiguous.txt" 2>&1
+    echo "contiguous: rc=$? $(grep -a 'cases:' "$out/contiguous.txt" | tail -1)"
+    timeout 100 "$bench" --shape 268435456 --axis 0 --shape 47340575x7 --axis 1 --shape 4194304x64 --axis 1 \
+      --algo auto,stream --dtype uint8 --output-dtype int32 --direction both --exclusive both --min-samples 5 \
+      --time-limit 0.1 --output "$out/contiguous-wider-$gpu.json" > "$out/contiguous-wider.txt" 2>&1
+    echo "contiguous wider: rc=$? $(grep -a 'cases:' "$out/contiguous-wider.txt" | tail -1)" ;;
   peers)
     "$bench" --list --algo auto --dtype float32,float16 --direction increasing --exclusive no \
       --output /tmp/peer-cases.json > /dev/null

@@ -10,6 +10,7 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     case TSCAN_ALGO_ROWS: return &tscan_strategy_rows;
     case TSCAN_ALGO_COLUMNS: return &tscan_strategy_columns;
     case TSCAN_ALGO_LOOKBACK: return &tscan_strategy_lookback;
+    case TSCAN_ALGO_STREAM: return &tscan_strategy_stream;
     default: return NULL;
     }
 }

@@ -27,6 +27,7 @@ const char *tscan_algo_name(tscan_algo a) {
     case TSCAN_ALGO_ROWS: return "rows";
     case TSCAN_ALGO_COLUMNS: return "columns";
     case TSCAN_ALGO_LOOKBACK: return "lookback";
+    case TSCAN_ALGO_STREAM: return "stream";
     default: return NULL;
     }
 }

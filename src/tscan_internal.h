@@ -178,6 +178,7 @@ extern const tscan_strategy tscan_strategy_cub_device; /* cuda/cub_device.cu */
 extern const tscan_strategy tscan_strategy_rows;       /* cuda/rows.cu */
 extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
+extern const tscan_strategy tscan_strategy_stream;     /* cuda/stream.cu */
 
 /* Whether lookback moves p's 1- or 2-byte elements several to a slot (32-bit words of lines,
  * or 32-, 64- or 128-bit slots along the axis), because its lines (a strided axis) or its

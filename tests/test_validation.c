@@ -904,9 +904,9 @@ Test(validation, dtype_algo_op_names) {
         cr_assert_eq(tscan_dtype_size((tscan_dtype)bad[i]), 0, "dtype %d has a size", bad[i]);
     }
 
-    static const char *const algos[] = {"auto", "cub_device", "rows", "columns", "lookback"};
+    static const char *const algos[] = {"auto", "cub_device", "rows", "columns", "lookback", "stream"};
     static const tscan_algo algo_values[] = {TSCAN_ALGO_AUTO, TSCAN_ALGO_CUB_DEVICE, TSCAN_ALGO_ROWS,
-                                             TSCAN_ALGO_COLUMNS, TSCAN_ALGO_LOOKBACK};
+                                             TSCAN_ALGO_COLUMNS, TSCAN_ALGO_LOOKBACK, TSCAN_ALGO_STREAM};
     for (size_t i = 0; i < sizeof algos / sizeof algos[0]; ++i) {
         cr_assert(tscan_algo_name(algo_values[i]) != NULL, "algo %s", algos[i]);
         cr_assert_str_eq(tscan_algo_name(algo_values[i]), algos[i]);

@@ -1,0 +1,273 @@
+// stream/kernel.cuh - the stream kernel (cuda/stream.cu has the strategy): one block a tile of
+// the flat stream, claimed in scan order, chained by decoupled look-back with segment starts.
+// Also compiled for the host by tests/emulated/, which runs it block by block on CPU threads.
+#pragma once
+
+#include "lookback/status.cuh"
+#ifndef TSCAN_HOST_EMULATION
+#include "lookback/launch.cuh"  // wait_for_clear
+#endif
+
+namespace tscan {
+namespace {
+
+// Policy (bench/NOTES.md, "Stream"): 256 threads, four 16-byte input vectors each, so that a
+// tile is 16 KB of input whatever the element size.
+constexpr int kStreamThreads = 256;
+constexpr int kStreamWarps = kStreamThreads / 32;
+constexpr int kStreamVectors = 4;
+constexpr int64_t kStreamTileVectors = (int64_t)kStreamThreads * kStreamVectors;
+// Elements a tile: 16 KB of input.
+constexpr int64_t stream_tile_elements(size_t in_elem_size) { return kStreamTileVectors * (16 / (int64_t)in_elem_size); }
+
+// The request as the stream kernel sees it: `total` elements from `in` and `out` (their lowest
+// addresses), lines of n elements end to end, scanned backwards when `reverse`.
+struct stream_args {
+    const char *in;
+    char *out;
+    int64_t total;
+    int64_t n;
+    int64_t tiles;
+    bool reverse;
+    bool exclusive;
+};
+
+// An input element as the output's accumulator: integers as C converts them to the output type,
+// floats exactly.
+template <tscan_dtype In, tscan_dtype Out>
+__device__ __forceinline__ typename dtype_traits<Out>::A stream_load(typename dtype_traits<In>::T x) {
+    using A = typename dtype_traits<Out>::A;
+    if constexpr (In == Out) return dtype_traits<Out>::load(x);
+    else if constexpr (tscan_kind_of(In) == TSCAN_KIND_float) return (A)dtype_traits<In>::load(x);
+    else return (A)(typename dtype_traits<Out>::T)x;
+}
+
+// A piece of the stream's scan: whether it holds a segment start, and the value since its last
+// start (seeded with the scan's start value there), or its whole reduction if it holds none.
+template <class A> struct segment {
+    bool starts;
+    A value;
+};
+// a then b, b later in the stream.
+template <class A>
+__device__ __forceinline__ segment<A> then(const scan_op<A> &op, segment<A> a, segment<A> b) {
+    return {a.starts || b.starts, b.starts ? b.value : op(a.value, b.value)};
+}
+
+// Block c (its claim) scans logical tile c. Warp w holds logical vectors 128 w .. 128 w + 127,
+// vector i of lane l being 128 w + 32 i + l, so that each load is coalesced. Two passes over the
+// registers: the first reduces each vector into a segment, which shuffles and the look-back turn
+// into the value running into it; the second rescans the vector from that value and stores.
+template <tscan_dtype In, tscan_dtype Out, bool Prod>
+__global__ void __launch_bounds__(kStreamThreads) stream_kernel(stream_args a, unsigned long long *words) {
+    using TI = typename dtype_traits<In>::T;
+    using TO = typename dtype_traits<Out>::T;
+    using A = typename dtype_traits<Out>::A;
+    constexpr int kPer = 16 / (int)sizeof(TI);  // elements an input vector
+    constexpr int kOutVectors = kPer * (int)sizeof(TO) / 16;
+    constexpr int64_t kTile = stream_tile_elements(sizeof(TI));
+    constexpr int kParts = word_parts<A>();
+    const scan_op<A> op{Prod};
+    const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+
+    wait_for_clear();
+    __shared__ int64_t s_claim;
+    if (t == 0) s_claim = (int64_t)atomicAdd(words, 1ull);
+    __syncthreads();
+    const int64_t c = s_claim;
+    unsigned long long *const statuses = words + kSectorWords;  // a sector a tile
+
+    // The memory tile [lo, hi) and where its logical start sits in the scan.
+    const int64_t j = a.reverse ? a.tiles - 1 - c : c;
+    const int64_t lo = j * kTile, hi = min(lo + kTile, a.total);
+    const int64_t vectors = (hi - lo + kPer - 1) / kPer;  // memory vectors, the last maybe partial
+    // Logical element e of logical vector L is scan position base + L * kPer + e: a decreasing
+    // scan's partial vector puts its missing elements first, at negative positions.
+    const int64_t base = a.reverse ? a.total - hi - (vectors * kPer - (hi - lo)) : lo;
+    const int64_t base_mod = ((base % a.n) + a.n) % a.n;
+
+    const TI *const in = reinterpret_cast<const TI *>(a.in);
+    TO *const out = reinterpret_cast<TO *>(a.out);
+    item_pack<TI, kStreamVectors * kPer> items{};  // set() keeps a word's other elements: start them defined
+    int64_t first[kStreamVectors];  // memory element of each vector's lowest address
+#pragma unroll
+    for (int i = 0; i < kStreamVectors; ++i) {
+        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
+        const int64_t m = lo + (a.reverse ? vectors - 1 - L : L) * kPer;
+        first[i] = m;
+        if (m >= lo && m + kPer <= hi) {
+            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + m), a.reverse);
+        } else {
+            // The stream's partial end, or past it: what is missing reads as zeros. In the
+            // partial vector they sit after the stream's last element, or (decreasing) before its
+            // first start; vectors past the tile's last are left out of the scan below.
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+                const TI x = m + e < hi && m >= lo ? in[m + e] : TI{};
+                if (a.reverse) items.set(i * kPer + kPer - 1 - e, x);
+                else items.set(i * kPer + e, x);
+            }
+        }
+    }
+    __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
+
+    // Elements from logical element 0 of vector i to its first segment start (kPer + 1: none).
+    const int per_line = (int)min(a.n, (int64_t)kPer + 1);
+    const auto to_start = [&](int i) {
+        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
+        int64_t r = base_mod + L * kPer;  // < n + kTile
+        if (a.n >= kTile) r = r >= a.n ? r - a.n : r;
+        else r = (int64_t)((uint32_t)r % (uint32_t)a.n);
+        return r == 0 ? 0 : (int)min(a.n - r, (int64_t)kPer + 1);
+    };
+
+    // Pass 1: each vector as a segment, then the warp's scan of them in logical order.
+    segment<A> before[kStreamVectors];  // the warp's stream before this lane's vector i
+    segment<A> warp_total = {false, op.neutral()};
+#pragma unroll
+    for (int i = 0; i < kStreamVectors; ++i) {
+        // Vectors past the tile's last one are empty: in a decreasing scan they come after
+        // the partial tile's data, which is the stream's first tile and has successors.
+        segment<A> s = {false, op.neutral()};
+        if (warp * (32 * kStreamVectors) + 32 * i + lane < vectors) {
+            int left = to_start(i);
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+                if (left == 0) {
+                    s.starts = true;
+                    s.value = op.start(a.exclusive);
+                    left = per_line;
+                }
+                s.value = op(s.value, stream_load<In, Out>(items.get(i * kPer + e)));
+                --left;
+            }
+        }
+        segment<A> inclusive = s;
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const segment<A> up = {(bool)__shfl_up_sync(kFullMask, (int)inclusive.starts, d),
+                                   __shfl_up_sync(kFullMask, inclusive.value, d)};
+            if (lane >= d) inclusive = then(op, up, inclusive);
+        }
+        const segment<A> exclusive = {(bool)__shfl_up_sync(kFullMask, (int)inclusive.starts, 1),
+                                      __shfl_up_sync(kFullMask, inclusive.value, 1)};
+        before[i] = lane == 0 ? warp_total : then(op, warp_total, exclusive);
+        warp_total = then(op, warp_total,
+                          segment<A>{(bool)__shfl_sync(kFullMask, (int)inclusive.starts, 31),
+                                     __shfl_sync(kFullMask, inclusive.value, 31)});
+    }
+
+    // The block: each warp's place, and the tile's segment.
+    __shared__ A s_value[kStreamWarps];
+    __shared__ int s_starts[kStreamWarps];
+    __shared__ A s_prefix;
+    if (lane == 0) {
+        s_value[warp] = warp_total.value;
+        s_starts[warp] = warp_total.starts;
+    }
+    __syncthreads();
+    segment<A> warp_before = {false, op.neutral()}, tile = {false, op.neutral()};
+#pragma unroll
+    for (int w = 0; w < kStreamWarps; ++w) {
+        if (w == warp) warp_before = tile;
+        tile = then(op, tile, segment<A>{s_starts[w] != 0, s_value[w]});
+    }
+
+    // Publish, then look back. A tile holding a start (the first one always does) knows its
+    // inclusive prefix at once. The last tile publishes nothing: no one reads it.
+    unsigned long long *const mine = statuses + c * kSectorWords;
+    const bool has_successor = c + 1 < a.tiles;
+    if (t == 0 && has_successor) {
+#pragma unroll
+        for (int q = 0; q < kParts; ++q)
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(mine[q])
+                .store(status_word(tile.value, q, tile.starts ? kInclusive : kAggregate), cuda::memory_order_relaxed);
+    }
+    // The tile's first element starts a line: nothing before it is needed.
+    const bool needs_prefix = c > 0 && base_mod != 0;
+    if (warp == 0 && needs_prefix) {
+        // Lane l reads tile next - l; windows of 32 until an inclusive prefix, nearest first.
+        A prefix = op.neutral();
+        for (int64_t next = c - 1;; next -= 32) {
+            const int64_t k = next - lane;
+            unsigned long long w[kParts];
+            bool inclusive = true;
+            A value = op.neutral();
+            if (k >= 0) {
+                unsigned long long *const theirs = statuses + k * kSectorWords;
+                for (;;) {
+                    bool settled = true;
+#pragma unroll
+                    for (int q = 0; q < kParts; ++q) w[q] = load_relaxed(theirs[q]);
+#pragma unroll
+                    for (int q = 0; q < kParts; ++q) settled = settled && (uint32_t)w[q] != kEmpty && (uint32_t)w[q] == (uint32_t)w[0];
+                    if (settled) break;
+                }
+                inclusive = (uint32_t)w[0] == kInclusive;
+                value = announced_value<A>(w);
+            }
+            const unsigned found = __ballot_sync(kFullMask, inclusive);
+            const int stop = found ? __ffs(found) - 1 : 32;
+            if (lane > stop) value = op.neutral();
+            // In scan order: the farther tile (the higher lane) first.
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                const A farther = __shfl_down_sync(kFullMask, value, d);
+                if (lane + d < 32) value = op(farther, value);
+            }
+            prefix = op(__shfl_sync(kFullMask, value, 0), prefix);
+            if (found) break;
+        }
+        if (lane == 0) {
+            s_prefix = prefix;
+            if (has_successor && !tile.starts) {
+#pragma unroll
+                for (int q = 0; q < kParts; ++q)
+                    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(mine[q])
+                        .store(status_word(op(prefix, tile.value), q, kInclusive), cuda::memory_order_relaxed);
+            }
+        }
+    }
+    __syncthreads();
+    const A prefix = needs_prefix ? s_prefix : op.neutral();
+
+    // Pass 2: each vector rescanned from the value running into it, then stored.
+#pragma unroll
+    for (int i = 0; i < kStreamVectors; ++i) {
+        const segment<A> into = then(op, then(op, segment<A>{false, prefix}, warp_before), before[i]);
+        A running = into.value;
+        int left = to_start(i);
+        item_pack<TO, kPer> result{};
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) {
+            if (left == 0) {
+                running = op.start(a.exclusive);
+                left = per_line;
+            }
+            const A next = op(running, stream_load<In, Out>(items.get(i * kPer + e)));
+            result.set(e, dtype_traits<Out>::store(a.exclusive ? running : next));
+            running = next;
+            --left;
+        }
+        const int64_t m = first[i];
+        if (m >= lo && m + kPer <= hi) {
+            uint4 *const to = reinterpret_cast<uint4 *>(out + m);
+            if (a.reverse) {
+#pragma unroll
+                for (int o = 0; o < kOutVectors; ++o) to[o] = result.vector(kOutVectors - 1 - o, true);
+            } else {
+#pragma unroll
+                for (int o = 0; o < kOutVectors; ++o) to[o] = result.vector(o, false);
+            }
+        } else if (m >= lo && m < hi) {
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+                const int64_t at = m + (a.reverse ? kPer - 1 - e : e);
+                if (at < hi) out[at] = result.get(e);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tscan

@@ -1,0 +1,109 @@
+// simt.h - just enough of CUDA's execution model on CPU threads to run a kernel's own source
+// on a machine without a GPU: a block is blockDim.x std::threads, __syncthreads a barrier of
+// all of them, warp shuffles and ballots an exchange through a per-warp buffer between two
+// barriers of its 32 threads. Blocks run one after another, so __shared__ variables are
+// function statics. What it cannot show: timing, memory ordering between blocks that run at
+// once, and anything of the hardware's scheduling (the GPU suites cover those).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace tscan_emu {
+
+struct warp_state {
+    std::barrier<> bar{32};
+    unsigned char slot[32][16];
+};
+
+struct block_state {
+    explicit block_state(unsigned threads) : bar(threads), warps(threads / 32) {
+        for (auto &w : warps) w = std::make_unique<warp_state>();
+    }
+    std::barrier<> bar;
+    std::vector<std::unique_ptr<warp_state>> warps;
+};
+
+struct thread_ctx {
+    uint3 thread_idx, block_idx, block_dim, grid_dim;
+    block_state *block;
+};
+inline thread_local thread_ctx ctx;
+
+inline unsigned lane() { return ctx.thread_idx.x % 32; }
+inline warp_state &warp() { return *ctx.block->warps[ctx.thread_idx.x / 32]; }
+
+// Every lane posts its value, then reads lane src's (its own where src is out of range).
+template <class T> T exchange(T v, int src) {
+    static_assert(sizeof(T) <= 16, "shuffled values of 16 bytes at most");
+    warp_state &w = warp();
+    std::memcpy(w.slot[lane()], &v, sizeof(T));
+    w.bar.arrive_and_wait();
+    T r = v;
+    if (src >= 0 && src < 32) std::memcpy(&r, w.slot[src], sizeof(T));
+    w.bar.arrive_and_wait();
+    return r;
+}
+
+// Runs kernel(args...) on a grid of `grid` blocks of `threads` threads, block after block.
+template <class Kernel, class... Args> void launch(unsigned grid, unsigned threads, Kernel kernel, const Args &...args) {
+    for (unsigned b = 0; b < grid; ++b) {
+        block_state block(threads);
+        std::vector<std::thread> pool;
+        pool.reserve(threads);
+        for (unsigned t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                ctx = {{t, 0, 0}, {b, 0, 0}, {threads, 1, 1}, {grid, 1, 1}, &block};
+                kernel(args...);
+            });
+        for (auto &th : pool) th.join();
+    }
+}
+
+}  // namespace tscan_emu
+
+#undef __shared__
+#define __shared__ static
+#undef __launch_bounds__
+#define __launch_bounds__(...)
+#define threadIdx (::tscan_emu::ctx.thread_idx)
+#define blockIdx (::tscan_emu::ctx.block_idx)
+#define blockDim (::tscan_emu::ctx.block_dim)
+#define gridDim (::tscan_emu::ctx.grid_dim)
+
+inline void __syncthreads() { ::tscan_emu::ctx.block->bar.arrive_and_wait(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { ::tscan_emu::warp().bar.arrive_and_wait(); }
+template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) { return ::tscan_emu::exchange(v, src & 31); }
+template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32) {
+    return ::tscan_emu::exchange(v, (int)::tscan_emu::lane() - (int)d);
+}
+template <class T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32) {
+    return ::tscan_emu::exchange(v, (int)::tscan_emu::lane() + (int)d);
+}
+inline unsigned __ballot_sync(unsigned, int predicate) {
+    ::tscan_emu::warp_state &w = ::tscan_emu::warp();
+    w.slot[::tscan_emu::lane()][0] = predicate != 0;
+    w.bar.arrive_and_wait();
+    unsigned bits = 0;
+    for (int l = 0; l < 32; ++l) bits |= (unsigned)w.slot[l][0] << l;
+    w.bar.arrive_and_wait();
+    return bits;
+}
+template <class T> T min(T a, T b) { return b < a ? b : a; }
+inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+    const uint64_t bytes = (uint64_t)y << 32 | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= (unsigned)((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+    return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
+}

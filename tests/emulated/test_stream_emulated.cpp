@@ -1,0 +1,197 @@
+// The stream kernel's own source (cuda/stream/kernel.cuh), compiled for the host and run on CPU
+// threads (simt.h), against tscan_scan_reference: every allowed dtype pair, both operators, both
+// directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
+// Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
+// suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
+// +-1 with a few 2 and 0.5 for products), so every answer must match the reference bit for bit
+// whatever the order of association.
+#define TSCAN_HOST_EMULATION 1
+#include "simt.h"
+
+namespace tscan {
+namespace {
+inline void wait_for_clear() {}  // no programmatic launch to wait for: blocks run in order
+}  // namespace
+}  // namespace tscan
+
+#include "stream/kernel.cuh"
+
+#include <criterion/criterion.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace tscan;
+
+template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
+    static tscan_status run(const stream_args &a, bool prod, unsigned long long *words) {
+        if (prod) tscan_emu::launch((unsigned)a.tiles, kStreamThreads, stream_kernel<In, Out, true>, a, words);
+        else tscan_emu::launch((unsigned)a.tiles, kStreamThreads, stream_kernel<In, Out, false>, a, words);
+        return TSCAN_SUCCESS;
+    }
+};
+
+struct aligned_bytes {
+    explicit aligned_bytes(size_t n) : size(n), p(static_cast<unsigned char *>(std::aligned_alloc(64, (n + 63) / 64 * 64))) {}
+    ~aligned_bytes() { std::free(p); }
+    aligned_bytes(const aligned_bytes &) = delete;
+    aligned_bytes &operator=(const aligned_bytes &) = delete;
+    size_t size;
+    unsigned char *p;
+};
+
+// Random elements of dtype d whose float arithmetic stays exact (see the header).
+void fill(tscan_dtype d, tscan_op op, unsigned char *p, int64_t count, std::mt19937_64 &rng) {
+    const size_t size = tscan_dtype_size(d);
+    for (int64_t i = 0; i < count; ++i) {
+        const uint64_t r = rng();
+        float f;
+        if (op == TSCAN_OP_SUM) f = r % 29 == 0 ? -0.0f : (float)((int)(r % 9) - 4);
+        else f = r % 16 == 0 ? 2.0f : r % 16 == 1 ? 0.5f : (r >> 8) % 2 ? 1.0f : -1.0f;
+        switch (d) {
+        case TSCAN_FLOAT32: std::memcpy(p + i * 4, &f, 4); break;
+        case TSCAN_FLOAT64: {
+            const double x = f;
+            std::memcpy(p + i * 8, &x, 8);
+            break;
+        }
+        case TSCAN_FLOAT16: {
+            const uint16_t h = tscan_float_to_half(f);
+            std::memcpy(p + i * 2, &h, 2);
+            break;
+        }
+        case TSCAN_BFLOAT16: {
+            const uint16_t b = tscan_float_to_bfloat16(f);
+            std::memcpy(p + i * 2, &b, 2);
+            break;
+        }
+        default: std::memcpy(p + i * size, &r, size); break;  // integers: any bits
+        }
+    }
+}
+
+struct emulated_case {
+    tscan_dtype in, out;
+    tscan_op op;
+    int64_t lines, n;
+    tscan_direction direction;
+    int exclusive;
+};
+
+std::string describe(const emulated_case &c) {
+    char text[200];
+    std::snprintf(text, sizeof text, "%s %s into %s, %lld lines of %lld, %s, %s", tscan_op_name(c.op),
+                  tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines, (long long)c.n,
+                  c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
+    return text;
+}
+
+// Scans c with the emulated kernel and with the reference; the first differing element, or -1,
+// with the two values' bits.
+int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
+    const int64_t total = c.lines * c.n;
+    const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
+    aligned_bytes in(total * in_size), out(total * out_size), want(total * out_size);
+    fill(c.in, c.op, in.p, total, rng);
+    std::memset(out.p, 0xa5, out.size);  // poison: every element must be written
+
+    const int64_t sizes[2] = {c.lines, c.n};
+    tscan_tensor tin, tout, twant;
+    const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
+    cr_assert_eq(tscan_tensor_init(&tin, in.p, c.in, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
+
+    // The problem as the strategy builds it (cuda/stream.cu's stream_layout, restated for a
+    // packed host tensor).
+    stream_args a;
+    a.in = reinterpret_cast<const char *>(in.p);
+    a.out = reinterpret_cast<char *>(out.p);
+    a.total = total;
+    a.n = c.n;
+    a.reverse = c.direction == TSCAN_DECREASING;
+    a.exclusive = c.exclusive != 0;
+    const int64_t tile = stream_tile_elements(in_size);
+    a.tiles = (total + tile - 1) / tile;
+    std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
+    cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
+    for (int64_t i = 0; i < total; ++i)
+        if (std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) != 0) {
+            *got = *expected = 0;
+            std::memcpy(got, out.p + i * out_size, out_size);
+            std::memcpy(expected, want.p + i * out_size, out_size);
+            return i;
+        }
+    return -1;
+}
+
+void check(const emulated_case &c, std::mt19937_64 &rng) {
+    uint64_t got = 0, expected = 0;
+    const int64_t at = first_difference(c, rng, &got, &expected);
+    cr_assert_eq(at, -1, "%s: element %lld (line %lld, index %lld) is 0x%llx, the reference 0x%llx", describe(c).c_str(),
+                 (long long)at, (long long)(at / c.n), (long long)(at % c.n), (unsigned long long)got,
+                 (unsigned long long)expected);
+}
+
+// The line lengths that matter to the stream's segments: a line a vector or less, lines that
+// straddle vectors, lanes, warps and tiles, and lines longer than a tile.
+int64_t line_length(int pick, int64_t tile) {
+    const int64_t lengths[] = {1, 2, 3, 5, 16, 17, 31, 100, 1000, tile - 1, tile, tile + 1, 2 * tile + 7};
+    return lengths[pick % (int)(sizeof lengths / sizeof lengths[0])];
+}
+
+// Every variant (operator, direction, exclusive) of one pair, each on a problem of two to
+// three tiles, the last one partial, with a line length drawn from line_length.
+void every_variant(tscan_dtype in, tscan_dtype out, int salt, std::mt19937_64 &rng) {
+    const int64_t tile = stream_tile_elements(tscan_dtype_size(in));
+    for (int v = 0; v < 8; ++v) {
+        emulated_case c;
+        c.in = in;
+        c.out = out;
+        c.op = v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+        c.direction = v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING;
+        c.exclusive = (v & 4) != 0;
+        c.n = line_length(salt * 8 + v, tile);
+        c.lines = std::max<int64_t>(1, (tile * 2 + tile / 3) / c.n);
+        check(c, rng);
+    }
+}
+
+}  // namespace
+
+Test(emulated_stream, every_dtype_into_itself) {
+    std::mt19937_64 rng(1);
+    for (int d = 0; d < TSCAN_DTYPE_COUNT; ++d) every_variant((tscan_dtype)d, (tscan_dtype)d, d, rng);
+}
+
+Test(emulated_stream, every_wider_pair) {
+    std::mt19937_64 rng(2);
+    int pairs = 0;
+    for (int in = 0; in < TSCAN_DTYPE_COUNT; ++in)
+        for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out)
+            if (in != out && tscan_output_dtype_allowed((tscan_dtype)in, (tscan_dtype)out))
+                every_variant((tscan_dtype)in, (tscan_dtype)out, 3 + pairs++, rng);
+    cr_assert_gt(pairs, 30, "only %d wider pairs", pairs);
+}
+
+Test(emulated_stream, every_line_length_one_and_several_tiles) {
+    std::mt19937_64 rng(3);
+    const tscan_dtype types[] = {TSCAN_UINT8, TSCAN_FLOAT32};
+    for (tscan_dtype d : types) {
+        const int64_t tile = stream_tile_elements(tscan_dtype_size(d));
+        for (int pick = 0; pick < 13; ++pick) {
+            const int64_t n = line_length(pick, tile);
+            // One line, a tile of lines, and five tiles' worth with a partial last one.
+            const int64_t line_counts[] = {1, std::max<int64_t>(1, tile / n), std::max<int64_t>(2, (5 * tile + 11) / n)};
+            for (int64_t lines : line_counts)
+                for (int v = 0; v < 4; ++v)
+                    check({d, d, TSCAN_OP_SUM, lines, n, v & 1 ? TSCAN_DECREASING : TSCAN_INCREASING, v >> 1}, rng);
+        }
+    }
+}
