@@ -77,6 +77,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("reports", nargs="+", help="a tscan-bench report, then optionally peers.py reports")
     parser.add_argument("--target", type=float, default=90.0, help="%% of the copy a cell should reach (90)")
+    parser.add_argument("--worst", type=int, default=5, help="cells below the target listed by name, worst first (5)")
     args = parser.parse_args(argv)
     reports = load(args.reports)
     cells, classes = headline_cases(reports)
@@ -90,7 +91,9 @@ def main(argv=None):
     out += ["", "## AUTO, sum, increasing, inclusive, every dtype of the sweep", ""] + dtype_table(cells, classes)
     out += ["", f"Target dtypes ({', '.join(TARGET_DTYPES)}): {len(misses)} of {counted} cells below "
             f"{args.target:g} %" + (":" if misses else ".")]
-    out += [f"- {k} {d}: {p:.1f}" for p, k, d in misses]
+    out += [f"- {k} {d}: {p:.1f}" for p, k, d in misses[:args.worst]]
+    if len(misses) > args.worst:
+        out.append(f"- and {len(misses) - args.worst} more (the table above)")
     print("\n".join(out))
 
 

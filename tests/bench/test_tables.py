@@ -48,6 +48,14 @@ class TablesTest(TempDirCase):
         self.assertIn("1 of 2 cells below 90 %", result.stdout)
         self.assertIn("- wide float16: 88.0", result.stdout)
 
+    def test_cells_below_the_target_are_named_worst_first_up_to_worst(self):
+        tscan = report(*[cell_case(f"c{i}", "float32", "auto", 80.0 + i) for i in range(4)])
+        result = subprocess.run([sys.executable, os.path.join(BENCH_DIR, "tables.py"),
+                                 self.write_json("r.json", tscan), "--worst", "2"],
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("4 of 4 cells below 90 %:\n- c0 float32: 80.0\n- c1 float32: 81.0\n- and 2 more", result.stdout)
+
     def test_no_headline_case_is_an_error(self):
         result = self.tables(report(cell_case("ladder", "float32", "auto", 10.0)))
         self.assertNotEqual(result.returncode, 0)
