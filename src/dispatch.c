@@ -15,10 +15,10 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     }
 }
 
-/* Shape-and-stride rules, each from the H100 sweeps in results/ (bench/NOTES.md has the
- * figures). 1- and 2-byte elements count in the 32-bit words that lookback moves them in
- * where their layout packs (tscan_lookback_packs_words); where it does not, lookback loads
- * them one at a time and they stay with rows, CUB and columns. */
+/* Shape-and-stride rules, each set from H100 sweeps and alternated runs; the figures behind
+ * every rule are in bench/NOTES.md §3.1, which a change of rule must beat. 1- and 2-byte
+ * elements count in the 32-bit words that lookback moves them in where their layout packs
+ * (tscan_lookback_packs_words); where it does not, lookback loads them one at a time. */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
     const int sms = tscan_planning_sm_count();
     const int small = p->elem_size <= 2;
@@ -31,25 +31,14 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= 32 && p->n >= 256)
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
-        /* One to four long lines. CUB's tuned sum (read and written forward with unit stride)
-         * is within 3% of lookback's line chunks for 4-byte types up to 2^19 elements (2^19 float32:
-         * 10.4-10.8 us against 10.3-10.6) and ahead for 8-byte ones up to 2^20 (2^20 float64:
-         * 14.4 us against 14.8, int64 14.4 against 15.2); lookback leads 4-byte types from
-         * 2^20 (2^20 float32: 11.9 us against 12.2; 2^28: 93% of the copy against 82) and
-         * 8-byte ones from 2^21 (2^21 float64: 20.1 us against 22.2, int64 20.4 against 21.7;
-         * 2^28 float64 92.1% against 86.9, int64 91.5 against 90.1). CUB's generic policy, for
-         * products and decreasing scans, is behind (70%). Half types go through a converting
-         * iterator in CUB (50%): behind lookback's words (90%). Lines that do not pack (odd
-         * lengths) load single elements in lookback too, which leads CUB's iterator once the line
-         * is long enough to be bandwidth-bound: 83M-422M elements of int8, uint8 and bfloat16,
-         * sums and products, H100 and H200 alike, 1.37-1.48x (results/random-*.json); shorter
-         * odd lines, not measured, stay with CUB. Where the line packs in 16-byte vectors into two tiles of 16 KB or more, all
-         * of which the device holds at once (4 blocks an SM: 528 on an H100), lookback's one-wave path leads
-         * CUB and rows (2^13 float32: 6.5 us against rows' 7.6, one tile 5.7-5.8 either way;
-         * 2^16 float32: 6.8 against CUB's 8.1, float64 7.3 against 8.6; 2^20 float32 9.6-9.9
-         * against 12.1-12.5), and about ties CUB at 2^20 of 8-byte types (512 tiles: float64
-         * 14.4-14.5 against 14.4-14.6; int64 14.8-15.0 against 14.4-14.7, since its loads are
-         * no longer serialized, 8479449). */
+        /* One to four long lines. CUB's tuned sum (forward, unit strides, 4- and 8-byte types)
+         * leads up to 2^20 elements of 4-byte types and 2^21 of 8-byte ones; lookback's line
+         * chunks lead beyond, and always lead CUB's generic policy (products, decreasing,
+         * strided) and its converting iterator for packed half types. Lines that do not pack
+         * load single elements in lookback too, which leads CUB's iterator once the line is
+         * long enough to be bandwidth-bound (from 2^24 elements; shorter ones were not
+         * measured). Lines that pack in 16-byte vectors into 2 to 4 x SMs tiles of 16 KB, all
+         * resident at once, take lookback's one-wave path, a single round trip of look-back. */
         const int64_t wave_tiles = p->lines <= 4 ? tscan_lookback_one_wave_tiles(p) : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 4 * (int64_t)sms;
         if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
@@ -59,18 +48,14 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
             const int unpacked_short = small && !words && p->n < (INT64_C(1) << 24);
             return (cub_tuned && !one_wave) || unpacked_short ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
-        /* A warp or block per line for lines up to a look-back tile (8192 words), for many
-         * lines shorter than two, and for small elements that lookback would load one at a
-         * time (256 x 2^20 float16: rows 66%, lookback words 77%, single elements 51%). Longer
-         * lines are split into pipelined look-back tiles (256 x 2^20 float32: lookback 81%,
-         * rows 70%; 16384 x 16384 float64: 95% vs 90%), and so are many lines of whole tiles
-         * (32 KB each: no tile partly empty) of 2- to 8-byte elements: 32768 x 8192 float32
-         * lookback 95.6% vs rows 93.3, 16384 x 16384 float16 90.4 vs 89.3, 65536 x 4096
-         * float64 96.8 vs 92.9 (half a tile, 65536 x 4096 float32: 77% vs 94). */
+        /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
+         * tiles when there are 1024 lines or more, and for small elements that lookback would
+         * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
+         * many lines of whole 32 KB tiles of 2- to 8-byte elements (no tile partly empty; half
+         * a tile a line loses badly). */
         const int many_lines = p->lines >= 1024;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
-         * idle, and lookback's single elements split them across blocks instead ((15, 16237291)
-         * bfloat16 on an H100: rows 5.6 % of the copy, lookback 55). */
+         * idle, and lookback's single elements split them across blocks instead. */
         if (small && !words) return p->lines < sms && n_units > 8192 ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
             p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0)
@@ -79,15 +64,11 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: the axis is split into look-back tiles, whose chains lookback claims in
-     * bands (16384 columns: lookback 83% vs columns 62%; 32768 to 2^18 columns of 4- and 8-byte
-     * elements along an axis of 1024 or 4096: lookback 95-96%, columns 82-94%). A thread per
-     * column where the axis is too short to split, and from 32K columns for 4- and 8-byte
-     * elements along a shorter axis (4096x64x1024 on axis 1, float32: columns 96%, lookback
-     * 89%; 256x1048576 on axis 0: columns 94%, lookback 91% for float32 and 95% for float64).
-     * Those figures are rows a multiple of 128 bytes apart; rows that are not cost the column
-     * blocks a lot (64x4096x1040, 2080-byte rows, float32: lookback 84%, columns 86%), so they
-     * keep columns too. Packed small elements go to lookback's words up to 2^18 columns
-     * (64x4096x1024 float16: lookback 89%, columns 79%), single ones to columns from 32K. */
+     * bands. A thread per column where the axis is too short to split (16 or less), and from
+     * 32K columns for 4- and 8-byte elements unless the axis is 1024 or longer with rows a
+     * multiple of 128 bytes apart (rows that are not cost the column blocks more than columns
+     * lose). Packed small elements go to lookback's words up to 2^18 columns, single ones to
+     * columns from 32K. */
     const int rows_aligned = llabs(p->in_step) * (int64_t)p->elem_size % 128 == 0 &&
                              llabs(p->out_step) * (int64_t)p->elem_size % 128 == 0;
     const int lookback_many = words ? p->lines < (1 << 18) : !small && p->n >= 1024 && rows_aligned;
