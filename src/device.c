@@ -81,10 +81,3 @@ int tscan_device_present(void) {
     (void)cudaGetLastError();
     return 0;
 }
-
-int tscan_planning_sm_count(void) {
-    enum { H100_SMS = 132 };
-    const tscan_device_info *info = NULL;
-    if (tscan_device_present() && tscan_current_device_info(&info) == TSCAN_SUCCESS) return info->sm_count;
-    return H100_SMS;
-}

@@ -15,12 +15,15 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     }
 }
 
-/* Shape-and-stride rules, each set from H100 sweeps and alternated runs; the figures behind
- * every rule are in bench/NOTES.md §3.1, which a change of rule must beat. 1- and 2-byte
+/* Shape-and-stride rules, their thresholds from the device's row of the policy table
+ * (src/policy.c); the figures behind every rule are in bench/NOTES.md §3.1, which a change of
+ * rule must beat. 1- and 2-byte
  * elements count in the 32-bit words that lookback moves them in where their layout packs
  * (tscan_lookback_packs_words); where it does not, lookback loads them one at a time. */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
-    const int sms = tscan_planning_sm_count();
+    const tscan_planning plan = tscan_planning_for_current_device();
+    const tscan_auto_policy *const t = plan.policy;
+    const int sms = plan.sm_count;
     const int small = p->elem_size <= 2;
     const int words = small && tscan_lookback_packs_words(p);
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
@@ -28,7 +31,8 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
      * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
      * gather the input element by element. Needs lines and rows enough to fill a tile. */
-    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= 32 && p->n >= 256)
+    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= t->transposed_min_lines &&
+        p->n >= t->transposed_min_n)
         return TSCAN_ALGO_LOOKBACK;
     if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
         /* One to four long lines. CUB's tuned sum (forward, unit strides, 4- and 8-byte types)
@@ -37,42 +41,44 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * strided) and its converting iterator for packed half types. Lines that do not pack
          * load single elements in lookback too, which leads CUB's iterator once the line is
          * long enough to be bandwidth-bound (from 2^24 elements; shorter ones were not
-         * measured). Lines that pack in 16-byte vectors into 2 to 4 x SMs tiles of 16 KB, all
+         * measured). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
          * resident at once, take lookback's one-wave path, a single round trip of look-back. */
-        const int64_t wave_tiles = p->lines <= 4 ? tscan_lookback_one_wave_tiles(p) : 0;
-        const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= 4 * (int64_t)sms;
-        if (one_wave || (p->lines <= 4 && p->n >= 16384)) {
-            const int64_t cub_below = p->elem_size == 8 ? INT64_C(1) << 21 : INT64_C(1) << 20;
+        const int64_t wave_tiles = p->lines <= t->few_lines ? tscan_lookback_one_wave_tiles(p) : 0;
+        const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
+        if (one_wave || (p->lines <= t->few_lines && p->n >= t->long_line_min)) {
+            const int64_t cub_below = p->elem_size == 8 ? t->cub_sum_below_8byte : t->cub_sum_below_4byte;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
-            const int unpacked_short = small && !words && p->n < (INT64_C(1) << 24);
+            const int unpacked_short = small && !words && p->n < t->unpacked_lookback_from;
             return (cub_tuned && !one_wave) || unpacked_short ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
         /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
-         * tiles when there are 1024 lines or more, and for small elements that lookback would
+         * tiles when there are many lines, and for small elements that lookback would
          * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
          * many lines of whole 32 KB tiles of 2- to 8-byte elements (no tile partly empty; half
          * a tile a line loses badly). */
-        const int many_lines = p->lines >= 1024;
+        const int many_lines = p->lines >= t->many_lines;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
          * idle, and lookback's single elements split them across blocks instead. */
-        if (small && !words) return p->lines < sms && n_units > 8192 ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
+        if (small && !words)
+            return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
             p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0)
             return TSCAN_ALGO_LOOKBACK;
-        if (n_units <= 8192 || (many_lines && n_units < 16384)) return TSCAN_ALGO_ROWS;
+        if (n_units <= t->rows_max_units || (many_lines && n_units < t->rows_max_units_many_lines))
+            return TSCAN_ALGO_ROWS;
         return TSCAN_ALGO_LOOKBACK;
     }
     /* Strided axis: the axis is split into look-back tiles, whose chains lookback claims in
-     * bands. A thread per column where the axis is too short to split (16 or less), and from
-     * 32K columns for 4- and 8-byte elements unless the axis is 1024 or longer with rows a
-     * multiple of 128 bytes apart (rows that are not cost the column blocks more than columns
-     * lose). Packed small elements go to lookback's words up to 2^18 columns, single ones to
-     * columns from 32K. */
-    const int rows_aligned = llabs(p->in_step) * (int64_t)p->elem_size % 128 == 0 &&
-                             llabs(p->out_step) * (int64_t)p->elem_size % 128 == 0;
-    const int lookback_many = words ? p->lines < (1 << 18) : !small && p->n >= 1024 && rows_aligned;
-    if (p->n <= 16 || (p->lines >= 32768 && !lookback_many)) return TSCAN_ALGO_COLUMNS;
+     * bands. A thread per column where the axis is too short to split, and from many columns
+     * for 4- and 8-byte elements unless the axis is long with rows aligned apart (rows that are
+     * not cost the column blocks more than columns lose). Packed small elements go to
+     * lookback's words up to a bound on the columns, single ones to columns. */
+    const int rows_aligned = llabs(p->in_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0 &&
+                             llabs(p->out_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0;
+    const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
+                                    : !small && p->n >= t->wide_lookback_min_n && rows_aligned;
+    if (p->n <= t->columns_max_n || (p->lines >= t->columns_from_lines && !lookback_many)) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }
 
@@ -95,7 +101,7 @@ static tscan_algo auto_algo(const tscan_problem *p) {
     const tscan_algo chosen = tscan_choose_algo(p);
     if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
     if (llabs(p->in_step) > 1) return TSCAN_ALGO_COLUMNS;
-    return p->lines <= 4 ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
+    return p->lines <= tscan_planning_for_current_device().policy->few_lines ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
 }
 
 /* The caller's choice; a NULL desc is refused by validation before it matters. */

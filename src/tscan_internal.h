@@ -154,9 +154,41 @@ tscan_status tscan_current_device_info(const tscan_device_info **info);
 /* 1 when the runtime has a current device; asks quietly (no message, no error left). */
 int tscan_device_present(void);
 
-/* The multiprocessors AUTO plans for: the current device's, or an H100's 132 where no device
- * answers (a host-only query; nothing will run). */
-int tscan_planning_sm_count(void);
+/* ---- AUTO's tuning (src/policy.c) ------------------------------------------------------ */
+
+/* The thresholds of AUTO's rules (src/dispatch.c), one row per architecture. Sizes count
+ * elements, or lookback's 4-byte words where 1- and 2-byte elements pack ("units"). */
+typedef struct tscan_auto_policy {
+    int min_cc;                          /* the row serves compute capabilities from this one */
+    const char *measured_on;             /* where its values were measured */
+    int64_t few_lines;                   /* "one to a few long lines" means at most this many */
+    int64_t long_line_min;               /* a few lines this long are "long" */
+    int64_t cub_sum_below_4byte;         /* CUB's tuned sum leads below this many 4-byte elements */
+    int64_t cub_sum_below_8byte;         /* ... and 8-byte ones */
+    int64_t unpacked_lookback_from;      /* a few unpacked 1-2-byte lines: lookback from this length */
+    int one_wave_tiles_per_sm;           /* one-wave tiles resident at once, per SM */
+    int64_t rows_max_units;              /* rows take lines up to this */
+    int64_t rows_max_units_many_lines;   /* ... and below this with many lines */
+    int64_t many_lines;                  /* "many lines" */
+    int64_t transposed_min_lines;        /* a transposed input goes to lookback from these lines */
+    int64_t transposed_min_n;            /* ... and this axis length */
+    int64_t columns_max_n;               /* a strided axis this short goes to columns */
+    int64_t columns_from_lines;          /* columns from this many lines, unless lookback leads */
+    int64_t packed_lookback_below_lines; /* packed small elements: lookback below this many lines */
+    int64_t wide_lookback_min_n;         /* 4-8-byte strided axes: lookback from this length ... */
+    int row_alignment_bytes;             /* ... with rows a multiple of this apart */
+} tscan_auto_policy;
+
+/* The row for compute capability cc (major * 10 + minor). */
+const tscan_auto_policy *tscan_auto_policy_for(int cc);
+
+/* What AUTO plans with: the current device's row and SM count, or an H100's (sm_90, 132 SMs)
+ * where no device answers (a host-only query; nothing will run). */
+typedef struct tscan_planning {
+    const tscan_auto_policy *policy;
+    int sm_count;
+} tscan_planning;
+tscan_planning tscan_planning_for_current_device(void);
 
 /* cudaSuccess when the current device can run this build's kernels (cuda/kernel_image.cu). */
 cudaError_t tscan_probe_kernel_image(void);

@@ -144,6 +144,22 @@ static const auto_case sweep_classes[] = {
     {"short_line", 1, {8192}, 0, 0, TSCAN_ALGO_LOOKBACK},
 };
 
+/* Every compute capability CUDA 13 builds for finds its row of the policy table, the row serves
+ * it (min_cc at or below it), and a row that reuses Hopper's figures says so. */
+Test(auto_dispatch, every_architecture_has_a_policy_row) {
+    static const int ccs[] = {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+    for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; ++i) {
+        const tscan_auto_policy *row = tscan_auto_policy_for(ccs[i]);
+        cr_assert_not_null(row, "sm_%d has no row", ccs[i]);
+        cr_assert_leq(row->min_cc, ccs[i], "sm_%d took the row from sm_%d", ccs[i], row->min_cc);
+        cr_assert(row->measured_on && row->rows_max_units > 0 && row->few_lines > 0, "sm_%d's row is empty", ccs[i]);
+        if (ccs[i] / 10 != 9)
+            cr_assert(strstr(row->measured_on, "not measured") != NULL, "sm_%d's row claims a measurement: %s",
+                      ccs[i], row->measured_on);
+    }
+    cr_assert_str_eq(tscan_auto_policy_for(90)->measured_on, "sm_90 (H100)");
+}
+
 Test(auto_dispatch, each_sweep_class_gets_its_measured_strategy) {
     for (size_t i = 0; i < sizeof sweep_classes / sizeof sweep_classes[0]; ++i) {
         const auto_case *c = &sweep_classes[i];
@@ -214,7 +230,7 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
  * device has SMs go to lookback's single elements, which split each line across blocks; as many
  * lines as SMs, or short ones, stay with rows. The odd lengths keep the axis from packing. */
 Test(auto_dispatch, few_long_unpacked_lines_split_across_blocks) {
-    const int64_t sms = tscan_planning_sm_count();
+    const int64_t sms = tscan_planning_for_current_device().sm_count;
     const layout_case cases[] = {
         {TSCAN_BFLOAT16, 2, {15, 16237291}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_LOOKBACK},
