@@ -25,8 +25,7 @@ constexpr int kShortUnroll = 4;
 // spares the block launches of a grid of millions of threads that each move a few bytes.
 constexpr int64_t kMaxBlocksPerSM = 32;
 // Lines go 16 bytes' worth to a thread only while that leaves this many threads: fewer keep
-// too few bytes in flight (64x4096x1024 float16: 8192 threads of 8 lines ran at 62% of copy,
-// 65536 of one line at 78%; 8-byte vectors of 4 lines, 16384 threads, at 74%).
+// too few bytes in flight, and lose to one line a thread (bench/NOTES.md §3.10).
 constexpr int64_t kMinVectorThreads = 16384;
 
 // One step of a thread's walk over W neighbouring lines: W consecutive elements, moved as
@@ -111,9 +110,8 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
         for (int w = 0; w < W; ++w) running[w] = op.start(a.exclusive);
         // The last block's loads are all in flight at once too (the whole walk when the axis
         // is short). Vectors take one predicated loop, single lines whole blocks without
-        // predicates and then the rest: each form measured faster for its width (bench/NOTES.md:
-        // 64x4096x1024 float32 vectors 94.5% against 91.1%; 16384x16384 float16 lines +44% time
-        // with the predicated loop).
+        // predicates and then the rest: each form measured faster for its width (bench/NOTES.md
+        // §3.10).
         int64_t k = 0;
         if constexpr (W == 1) {
             for (; k + kUnroll <= a.n; k += kUnroll) {

@@ -297,12 +297,9 @@ struct batch_map {
     // (packed lines merge into one) none at all (without a batch dimension the strides are 0).
     // The general loop would give the one-dimension answer too; it keeps a path of its own
     // because folded into the loop it changed register allocation in kernels that never ran
-    // the loop (measured, H100: rows' float16 narrow_rows 96.1 -> 89.1, the float64 one-wave
-    // kernel at 2^20 69.9 -> 62.3 % of the copy). Lookback finds a tile's line offsets twice
-    // a tile: the 64-bit division cost its column blocks and line chunks 0.6-2.2 points of the
-    // copy (measured, H100: medium_cols float32 87.9 -> 89.25, float16 84.15 -> 85.7,
-    // transposed bfloat16 85.0 -> 87.05). Fully unrolled with guards so the arrays stay in
-    // parameter space (no local memory).
+    // the loop, and slowed them. Lookback finds a tile's line offsets twice a tile, where the
+    // 64-bit division cost its column blocks and line chunks (bench/NOTES.md §3.10). Fully
+    // unrolled with guards so the arrays stay in parameter space (no local memory).
     __device__ __forceinline__ void offsets(int64_t b, int64_t &in_off,
                                             int64_t &out_off) const {
         if (ndim <= 1) {

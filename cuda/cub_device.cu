@@ -114,7 +114,7 @@ template <tscan_dtype D> struct cub_lines {
         // Lines stored as their own accumulator type and contiguous in increasing order go to
         // CUB as raw pointers: cache-modified loads, no per-element multiply. Sums there take
         // cuda::std::plus, for which CUB has tuned Hopper policies; a run-time operator gets
-        // its generic policy (measured: 70% of copy on 2^28 float32).
+        // its generic policy, which runs well behind it (bench/NOTES.md §3.10).
         if constexpr (std::is_same_v<T, A>) {
             if (!a.widens && a.in_step == 1 && a.out_step == 1) {
                 const T *raw = reinterpret_cast<const T *>(in);

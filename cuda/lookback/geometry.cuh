@@ -19,15 +19,13 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // V when packed: column blocks pack neighbouring lines into a slot (4 / size of 1- and 2-byte
 // elements, 2 of 4-byte ones), line chunks consecutive elements into 16 bytes (2-byte
 // elements; 8 or 4 where the layout packs no wider), 8 (4-byte ones) or 32 bits (1-byte ones).
-// Measured on the H100 (bench/NOTES.md): float32 column blocks in pairs, 256 bytes a warp's
-// load instead of 128, took square_cols from 90.7 to 94.8 % of the copy and the transposed
-// input from 83.3 to 88.6; 2-byte elements 4 lines to 64 bits lost 3 to 14 points (4
+// Each width beat the others on the H100 (bench/NOTES.md §3.10): float32 column blocks in
+// pairs load 256 bytes a warp instead of 128; 2-byte elements 4 lines to 64 bits lost (4
 // accumulators a lane, with fenced statuses or with words). A line chunk has one accumulator
-// whatever its slot holds: 8-byte slots halved its load, shared-memory and store instructions
-// and took float32 wide_rows from 88.9 to 91.5 and 1-D from 84.7 to 86.9, float16 85.0 ->
-// 87.4 and 81.5 -> 83.8; int8's 8 elements a slot lost 3 points, so 1-byte ones keep 32 bits.
-// 16-byte slots (elements found at constant indices) gained float16 0.3-0.5 points more on
-// rows of whole tiles, but cost float32 0.6-1.0 and float64 (2 elements a slot) 0.4-0.7.
+// whatever its slot holds, so 8-byte slots halved its load, shared-memory and store
+// instructions; int8's 8 elements a slot lost, so 1-byte ones keep 32 bits. 16-byte slots
+// (elements found at constant indices) gained float16 a little more on rows of whole tiles,
+// but cost float32 and float64 (2 elements a slot).
 constexpr size_t slot_bytes(size_t elem_size, int v) { return elem_size * v >= 16 ? 16 : elem_size * v >= 8 ? 8 : 4; }
 template <class T, int V>
 using slot_t = std::conditional_t<slot_bytes(sizeof(T), V) == 16, ulonglong2,
@@ -65,8 +63,8 @@ template <class T, int V> struct slot_io {
     }
     // The slot's elements in reverse order: a decreasing step's slot as it lies in memory is
     // put in scan order once, so that every element is then found at a constant index (a
-    // run-time index cost shifts and selects an element; measured, H100: float16 rows of whole
-    // tiles 90.4 -> 93.5 % of the copy, float32 transposed input 88.9 -> 90.1).
+    // run-time index cost shifts and selects an element, which every packed kernel paid for:
+    // bench/NOTES.md §3.10).
     static __device__ __forceinline__ S reversed(S s) {
         if constexpr (sizeof(S) == 16) {
             return S{half_io::reversed(s.y), half_io::reversed(s.x)};
@@ -92,10 +90,9 @@ template <class T, int V> struct slot_io {
 // buffers, so that the next tile loads while the current one looks back. Two buffers of up to
 // 36 KB fit three blocks in an SM's shared memory; 288 threads x 3 leave 72 registers a thread.
 // Serial blocks (unpacked 1- and 2-byte elements): 8 warps, one buffer, warp 0 looks back
-// while the others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md):
-// pipelining took float32 medium_cols from 52 to 70 % of the copy, and float16 square_cols,
-// loaded one element at a time, from 43 down to 31: 2-byte loads in 3 blocks keep too few
-// bytes in flight.
+// while the others wait; 4 blocks an SM (64 registers). Measured on an H200 (bench/NOTES.md
+// §3.10): pipelining sped up float32 medium_cols but slowed float16 square_cols, loaded one
+// element at a time: 2-byte loads in 3 blocks keep too few bytes in flight.
 template <class T, int V> constexpr bool pipelined() { return slot_io<T, V>::kFull; }
 template <class T, int V> constexpr int block_threads() { return pipelined<T, V>() ? kThreads + 32 : kThreads; }
 template <class T, int V> constexpr int blocks_per_sm() { return pipelined<T, V>() ? 3 : 4; }
@@ -129,12 +126,10 @@ struct tile_layout {
 
 // Chains claimed together (tile_layout::band), given the blocks resident at once. A tile's
 // predecessor in its chain is claimed a band's width of claims before it, so resident / band
-// of each chain's tiles are in flight. Measured on the H100 (396 blocks; bench/NOTES.md, "bands
-// of chains"): 64x4096x1024 float16, 1024 chains of 16 tiles, ran at 85.8 % of the copy claimed
-// all together, 88.9-89.3 in bands of 256 and 89.6-90.0 of 128; but bands of 128 cost 16384x16384
-// (256 chains) 4 points, and 4096x65536 and 4x4096x16384 ran best at 256. So the band is the
-// largest power of two up to 2/3 of the resident blocks (256 there), widened to split the
-// chains evenly; fewer than two bands' worth of chains stay one band.
+// of each chain's tiles are in flight. Measured on the H100 (bench/NOTES.md §3.10): many
+// chains claimed all together ran slower than in bands, but too narrow a band cost problems of
+// fewer chains. So the band is the largest power of two up to 2/3 of the resident blocks,
+// widened to split the chains evenly; fewer than two bands' worth of chains stay one band.
 inline int64_t claim_band(int64_t groups, int64_t resident) {
     int64_t target = 1;
     while (target * 2 <= resident * 2 / 3) target *= 2;

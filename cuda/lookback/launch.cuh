@@ -16,7 +16,7 @@ __device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefe
 // The scan kernel is launched as a programmatic dependent of clear_workspace: its blocks start
 // while the clear runs and wait here, at their start, for the clear to be done and visible.
 // (Waiting only before the first touch of the workspace, so that a block's first loads overlap
-// the clear too, measured the same: H100, 2^20 float32 11.9 us either way.) Without that
+// the clear too, measured the same: bench/NOTES.md §3.10.) Without that
 // launch attribute, or before sm_90, there is nothing to wait for. The clear triggers its
 // dependent under the same guard as this wait: code built for an older architecture has
 // neither, and the scan kernel then starts only once the clear has completed.

@@ -10,8 +10,8 @@ namespace tscan {
 namespace {
 
 // ---- One wave: small problems, every tile on the device at once ---------------------------
-// A line chunk tile spends ~4.4 us beyond an empty launch (seven barriers, a shared-memory
-// transpose, the pipelined walk; bench/NOTES.md, "Small problems"), and at 2^20 float32 every
+// A line chunk tile costs microseconds beyond an empty launch (seven barriers, a shared-memory
+// transpose, the pipelined walk; bench/NOTES.md §3.5, §3.10), and at 2^20 float32 every
 // SM runs one. Where the axis packs into 16-byte vectors and the problem's tiles all fit on
 // the device at once, a shorter path runs instead: tiles of 16 KB, four coalesced vectors a
 // thread (warp w's 128 vectors in rows of 32, scanned by shuffles: no transpose), two block
@@ -107,8 +107,8 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
         items.set_vector(i, v, a.in_step < 0);
     }
     // Every load issued before the scan starts: without this ordering point ptxas interleaved
-    // the 64-bit integer sum's loads with its scan, each load waiting on the one before
-    // (measured, H100, 2^16 int64: 7.5 us a launch against float64's 4.9).
+    // the 64-bit integer sum's loads with its scan, each load waiting on the one before, and
+    // int64 ran far behind float64 (bench/NOTES.md §3.10).
     __syncwarp();
 
     // The warp's scan of its rows: before[i] is the reduction of the warp's vectors before

@@ -22,8 +22,8 @@ enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
 // are its tile's status, read by the window walk in place of a flag; a column block's look-back
 // reads its lines' words with no tile flag at all (sum_words_back), two words a lane a
 // predecessor at most. Column blocks of 4 packed lines a lane (1-byte elements: a look-back
-// batch of words would then cover only 2 predecessors; measured, int8 medium_cols 59 -> 51 %)
-// keep a flag array and two value arrays, each flag stored with release after its values.
+// batch of words would then cover only 2 predecessors, and measured slower; bench/NOTES.md
+// §3.10) keep a flag array and two value arrays, each flag stored with release after its values.
 template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
     static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
     return (int)(sizeof(A) / 4);
@@ -58,9 +58,8 @@ template <class A> struct tile_status {
 // workspace at least 32-byte aligned), so that neighbouring chunks of a chain, whose statuses
 // its look-backs poll while they are being written, never share one. Packed, one long line's
 // chunks put 4 statuses to a sector (2 of 8-byte accumulators), which every look-back of the
-// chain polled at once (measured, H100, 1-D: float32 88.7 -> 93.1 % of the copy, float16 86.3
-// -> 90.4, float64 89.7 -> 92.0, int32 88.7 -> 92.9). Column blocks' tiles fill whole sectors
-// already, as do many chains' line chunks.
+// chain polled at once, slowing every 1-D type (bench/NOTES.md §3.10). Column blocks' tiles
+// fill whole sectors already, as do many chains' line chunks.
 constexpr int64_t kSectorWords = 32 / sizeof(unsigned long long);
 
 // The first status word of a tile (word statuses).

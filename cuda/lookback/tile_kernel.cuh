@@ -38,8 +38,8 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // traffic, and a tile's aggregate is published as soon as its data is in, whatever its
 // predecessors are doing: claiming the next tile early delays no chain. (An earlier try, which
 // loaded the next tile in the waiting warps but published it only after the current
-// look-back, cost 10-26 points.) A serial block runs the same steps one after another, warp 0
-// looking back while the other warps wait.
+// look-back, lost heavily: bench/NOTES.md §3.10.) A serial block runs the same steps one
+// after another, warp 0 looking back while the other warps wait.
 //
 // Data thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
 // A column block's warp is one slice and loads its rows straight into registers, coalesced
@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr bool kPipelined = pipelined<T, V>();
     // A column block of single elements keeps its rows scanned in the buffer (an accumulator
     // fits the slot); line chunks and words keep them raw, and finish scans them. Measured on
-    // the H100 (bench/NOTES.md): raw column blocks cost int64 4 points on the transposed input
-    // (8-byte registers spilled), raw line chunks gained float32 0.5-1.
+    // the H100 (bench/NOTES.md §3.10): raw column blocks cost int64 on the transposed input
+    // (8-byte registers spilled), raw line chunks gained float32.
     constexpr bool kScanned = V == 1 && !kTransposed;
     constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
@@ -275,8 +275,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             }
         } else {
             // Rows go through shared memory for line chunks and single-element lines, else
-            // straight out (spelled so that words' column blocks know it at compile time:
-            // measured 1 point on float16 medium_cols).
+            // straight out (spelled so that words' column blocks know it at compile time,
+            // which measured faster: bench/NOTES.md §3.10).
             int64_t offset = v.k0 * a.out_step;
 #pragma unroll
             for (int r = 0; r < R; ++r, offset += a.out_step) {
@@ -309,8 +309,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             if (k < a.n) {
                 // Eight lines' output pointers and words are read before any is stored, so that the
                 // reads overlap rather than each store waiting on two dependent shared-memory
-                // reads (measured, H100: float16 82.2 -> 84.8 % of the copy on the transposed
-                // input, bfloat16 81.3 -> 83.6, float32 90.0 -> 90.4, float64 91.0 -> 91.8).
+                // reads, which sped up every type on the transposed input (bench/NOTES.md §3.10).
                 // Sixteen spill 36-44 bytes in the float32 pairs and the 8-byte column blocks.
                 static_assert(kTransposed || Cols % kLineSteps == 0, "each thread stores the same number of lane columns");
                 constexpr int kBatch = std::clamp(Cols / kLineSteps, 1, 8);
@@ -342,12 +341,12 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // 1- and 2-byte elements (several a slot, each converted) have the most arithmetic a
     // byte: their stage and finish are inlined twice, each with its operator a constant, so
     // that the compiler does not compute both the sum and the product of every element and
-    // select. Other sizes keep one copy (measured: two cost float32 sums up to 1.2 points).
+    // select. Other sizes keep one copy (two cost float32 sums: bench/NOTES.md §3.10).
     constexpr bool kOpCopies = sizeof(T) < 4;
     // The look-back of 4-byte elements has its operator a constant too: a long walk is bound by
-    // its instructions (measured: float32 medium_cols +0.9 points). Others keep one look-back:
-    // beside the two copies of stage and finish of 1- and 2-byte elements a third cost
-    // bfloat16's column blocks 2.5 points (it spills), and float64's transposed input lost 0.4.
+    // its instructions (bench/NOTES.md §3.10). Others keep one look-back: beside the two copies
+    // of stage and finish of 1- and 2-byte elements a third cost bfloat16's column blocks (it
+    // spills), and float64's transposed input lost too.
     constexpr bool kLookBackCopies = sizeof(T) == 4;
     const auto staged = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV]) {
         with_op_copies(kOpCopies, op, [&](const scan_op<A> &item_op) { stage(tile, buf, v, within, item_op); });

@@ -10,17 +10,15 @@ namespace tscan {
 namespace {
 
 // A column block's walk over its predecessors' line words, nearest first, in batches loaded
-// before any is looked at (so that the loads overlap: measured, one at a time cost float16
-// medium_cols 21 points), until every lane's lines have met an inclusive word: sets prefix to
+// before any is looked at (so that the loads overlap; one at a time cost dearly:
+// bench/NOTES.md §3.10), until every lane's lines have met an inclusive word: sets prefix to
 // the reduction of what they announce. The word carries its own flag, so no tile flag is
-// polled first: a round trip less a window of 32, 2 of the ~11 of a medium_cols look-back
-// (measured: float32 medium_cols 84.1 -> 88.4 %, float16 80.0 -> 84.3). A word not yet
+// polled first: a round trip less a window of 32 (bench/NOTES.md §3.10). A word not yet
 // published is re-read, and so is the part of an 8-byte value that says an earlier state than
 // the other. Lane l reads its LV lines' words of each predecessor, o chain steps below the
 // nearest's; a batch past the first tile of the chain reloads that tile, which is inclusive,
 // rather than branch around its loads: a long walk is bound by its instructions as much as by
-// its round trips (measured: float32 medium_cols 81.5 -> 83.3 % against a 64-bit index and a
-// branch a load).
+// its round trips (bench/NOTES.md §3.10, against a 64-bit index and a branch a load).
 template <int LV, class A>
 __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
                                int64_t group, A (&prefix)[LV]) {
@@ -68,8 +66,8 @@ __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, c
 // chunk - 1 - (base + o) of the same chain; before chunk 0 an inclusive identity stands in, so
 // the walk ends. The warp shares the statuses through ballots, so every line sees the same ones
 // and the control flow stays uniform. A window is one load a lane: wider ones (2 or 4 loads a
-// lane, read together) cost every line chunk, as a wait re-reads the whole window (measured,
-// H100: float32 1-D 88.8 % of the copy with 32, 88.1 with 64, 87.2 with 128, 85.8 with 256).
+// lane, read together) cost every line chunk, as a wait re-reads the whole window, and the
+// wider, the more (bench/NOTES.md §3.10).
 template <int Cols, int LV, class A>
 __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, int64_t chunk,
                                  int64_t group, A (&prefix)[LV]) {
@@ -118,8 +116,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
         } else {
             // Acquire: each lane's flag read is ordered before the value loads of every lane
             // (its own fence, then the warp barrier). The words' chain-step addressing did not
-            // carry over here: with it the int8 kernel spilled and its medium_cols fell from 59
-            // to 53 %.
+            // carry over here: with it the int8 kernel spilled and slowed (bench/NOTES.md §3.10).
             cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
             __syncwarp();
 #pragma unroll 8
