@@ -174,4 +174,4 @@ tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream)
 
 // Every layout and every allowed pair of dtypes.
 extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::takes_every_layout,
-                                                          tscan::no_workspace, tscan::launch};
+                                                          tscan::no_workspace, tscan::launch, nullptr};

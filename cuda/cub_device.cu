@@ -179,4 +179,4 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t workspace_by
 }  // namespace tscan
 
 extern "C" const tscan_strategy tscan_strategy_cub_device = {TSCAN_ALGO_CUB_DEVICE, tscan::check,
-                                                             tscan::workspace_size, tscan::launch};
+                                                             tscan::workspace_size, tscan::launch, nullptr};

@@ -163,28 +163,28 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_
     return dispatch_dtype<lookback_launch>(p->dtype, p, workspace, stream);
 }
 
+// What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
+// to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), the tiles of its
+// one-wave path (a contiguous axis packed in 16-byte vectors, tiles of 16 KB; 0 where the layout
+// does not take it; it runs only when they all fit at once), and the bytes of its other tiles.
+template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outline *o) {
+    one_wave_plan wave;
+    o->packs_small_elements = sizeof(T) <= 2 && make_plan<T>(p).v > 1;
+    o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;
+    o->tile_bytes = kTileBytes;
+}
+
+void outline(const tscan_problem *p, tscan_strategy_outline *o) {
+    switch (p->elem_size) {
+    case 1: return outline_of<uint8_t>(p, o);
+    case 2: return outline_of<uint16_t>(p, o);
+    case 4: return outline_of<uint32_t>(p, o);
+    default: return outline_of<uint64_t>(p, o);
+    }
+}
+
 }  // namespace
 }  // namespace tscan
 
-extern "C" int tscan_lookback_packs_words(const tscan_problem *p) {
-    switch (p->elem_size) {
-    case 1: return tscan::make_plan<uint8_t>(p).v > 1;
-    case 2: return tscan::make_plan<uint16_t>(p).v > 1;
-    default: return 0;
-    }
-}
-
-extern "C" int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p) {
-    tscan::one_wave_plan w;
-    bool takes = false;
-    switch (p->elem_size) {
-    case 1: takes = tscan::make_one_wave_plan<uint8_t>(p, &w); break;
-    case 2: takes = tscan::make_one_wave_plan<uint16_t>(p, &w); break;
-    case 4: takes = tscan::make_one_wave_plan<uint32_t>(p, &w); break;
-    default: takes = tscan::make_one_wave_plan<uint64_t>(p, &w); break;
-    }
-    return takes ? w.tiles : 0;
-}
-
 extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::check,
-                                                           tscan::workspace_size, tscan::launch};
+                                                           tscan::workspace_size, tscan::launch, tscan::outline};

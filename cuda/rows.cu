@@ -430,4 +430,4 @@ tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream)
 // Every layout and every allowed pair of dtypes: unit steps take the vector path, any other
 // stride or a narrower input the element path.
 extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::takes_every_layout,
-                                                       tscan::no_workspace, tscan::launch};
+                                                       tscan::no_workspace, tscan::launch, nullptr};

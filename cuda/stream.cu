@@ -25,24 +25,6 @@
 namespace tscan {
 namespace {
 
-// The layout the stream takes: unit steps in both tensors, the lines end to end (one batch
-// dimension of stride n, or a single line), both tensors 16-byte aligned.
-bool stream_layout(const tscan_problem *p, stream_args *a) {
-    if (p->in_step != 1 || p->out_step != 1) return false;
-    if (p->batch_ndim > 1) return false;
-    if (p->batch_ndim == 1 && (p->in_batch_strides[0] != p->n || p->out_batch_strides[0] != p->n)) return false;
-    if ((uintptr_t)p->in % 16 != 0 || (uintptr_t)p->out % 16 != 0) return false;
-    a->in = p->in;
-    a->out = p->out;
-    a->total = p->n * p->lines;
-    a->n = p->n;
-    a->reverse = p->reverse != 0;
-    a->exclusive = p->exclusive != 0;
-    const int64_t tile = stream_tile_elements(p->elem_size);
-    a->tiles = (a->total + tile - 1) / tile;
-    return true;
-}
-
 // The workspace: the claim counter in a sector of its own, then a sector of status words a tile.
 int64_t stream_words(const stream_args &a) { return kSectorWords * (1 + a.tiles); }
 
@@ -62,9 +44,9 @@ tscan_status check(const tscan_problem *p) {
     stream_args a;
     if (!stream_layout(p, &a))
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "stream takes lines that lie end to end with unit steps in 16-byte aligned tensors "
-                          "(steps %lld and %lld, %u batch dimensions)",
-                          (long long)p->in_step, (long long)p->out_step, p->batch_ndim);
+                          "stream takes an output whose lines lie end to end from a 16-byte aligned base, "
+                          "with unit steps along the axis (input step %lld, output step %lld, output at %p)",
+                          (long long)p->in_step, (long long)p->out_step, (void *)p->out);
     return TSCAN_SUCCESS;
 }
 
@@ -88,4 +70,4 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_
 }  // namespace tscan
 
 extern "C" const tscan_strategy tscan_strategy_stream = {TSCAN_ALGO_STREAM, tscan::check, tscan::workspace_size,
-                                                         tscan::launch};
+                                                         tscan::launch, nullptr};

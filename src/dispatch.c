@@ -17,15 +17,17 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
 
 /* Shape-and-stride rules, their thresholds from the device's row of the policy table
  * (src/policy.c); the figures behind every rule are in bench/NOTES.md §3.1, which a change of
- * rule must beat. 1- and 2-byte
- * elements count in the 32-bit words that lookback moves them in where their layout packs
- * (tscan_lookback_packs_words); where it does not, lookback loads them one at a time. */
+ * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline):
+ * 1- and 2-byte elements count in the 32-bit words that lookback moves them in where their
+ * layout packs; where it does not, lookback loads them one at a time. */
 tscan_algo tscan_choose_algo(const tscan_problem *p) {
     const tscan_planning plan = tscan_planning_for_current_device();
     const tscan_auto_policy *const t = plan.policy;
     const int sms = plan.sm_count;
     const int small = p->elem_size <= 2;
-    const int words = small && tscan_lookback_packs_words(p);
+    tscan_strategy_outline lookback = {0, 0, 0};
+    tscan_strategy_lookback.outline(p, &lookback);
+    const int words = small && lookback.packs_small_elements;
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
     const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
@@ -43,7 +45,7 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
          * long enough to be bandwidth-bound (from 2^24 elements; shorter ones were not
          * measured). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
          * resident at once, take lookback's one-wave path, a single round trip of look-back. */
-        const int64_t wave_tiles = p->lines <= t->few_lines ? tscan_lookback_one_wave_tiles(p) : 0;
+        const int64_t wave_tiles = p->lines <= t->few_lines ? lookback.one_wave_tiles : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
         if (one_wave || (p->lines <= t->few_lines && p->n >= t->long_line_min)) {
             const int64_t cub_below = p->elem_size == 8 ? t->cub_sum_below_8byte : t->cub_sum_below_4byte;
@@ -63,7 +65,7 @@ tscan_algo tscan_choose_algo(const tscan_problem *p) {
         if (small && !words)
             return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 &&
-            p->n * (int64_t)p->elem_size % TSCAN_LOOKBACK_TILE_BYTES == 0)
+            p->n * (int64_t)p->elem_size % lookback.tile_bytes == 0)
             return TSCAN_ALGO_LOOKBACK;
         if (n_units <= t->rows_max_units || (many_lines && n_units < t->rows_max_units_many_lines))
             return TSCAN_ALGO_ROWS;

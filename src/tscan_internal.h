@@ -195,8 +195,17 @@ cudaError_t tscan_probe_kernel_image(void);
 
 /* ---- GPU strategies (cuda/, one file each) and dispatch (src/dispatch.c) ------------------------- */
 
+/* How a strategy would move p, for AUTO's rules (src/dispatch.c): what AUTO may know of a
+ * strategy without reaching into it. Zero where the strategy has no such thing. */
+typedef struct tscan_strategy_outline {
+    int packs_small_elements; /* 1- and 2-byte elements move several to a slot (the layout packs) */
+    int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
+    int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
+} tscan_strategy_outline;
+
 /* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through
- * tscan_fail); `workspace_size` and `launch` are called only after `check` succeeded.
+ * tscan_fail); `workspace_size` and `launch` are called only after `check` succeeded;
+ * `outline`, where not NULL, describes how it would move p (host only, no CUDA call).
  * `launch` is asynchronous on `stream`, allocates nothing and synchronises nothing. */
 typedef struct tscan_strategy {
     tscan_algo algo;
@@ -204,6 +213,7 @@ typedef struct tscan_strategy {
     tscan_status (*workspace_size)(const tscan_problem *p, size_t *bytes);
     tscan_status (*launch)(const tscan_problem *p, void *workspace, size_t workspace_bytes,
                            cudaStream_t stream);
+    void (*outline)(const tscan_problem *p, tscan_strategy_outline *outline);
 } tscan_strategy;
 
 extern const tscan_strategy tscan_strategy_cub_device; /* cuda/cub_device.cu */
@@ -211,19 +221,6 @@ extern const tscan_strategy tscan_strategy_rows;       /* cuda/rows.cu */
 extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
 extern const tscan_strategy tscan_strategy_stream;     /* cuda/stream.cu */
-
-/* Whether lookback moves p's 1- or 2-byte elements several to a slot (32-bit words of lines,
- * or 32-, 64- or 128-bit slots along the axis), because its lines (a strided axis) or its
- * axis (a contiguous one) pack (cuda/lookback.cu); 0 for wider types. */
-int tscan_lookback_packs_words(const tscan_problem *p);
-
-/* The tiles of lookback's one-wave path for p (cuda/lookback.cu: a contiguous axis packed in
- * 16-byte vectors, tiles of 16 KB), or 0 where p's layout does not take it. It runs when the
- * tiles all fit on the device at once (4 blocks an SM or more: 528 tiles on an H100). */
-int64_t tscan_lookback_one_wave_tiles(const tscan_problem *p);
-
-/* The data one look-back tile moves, whatever its shape (cuda/lookback/geometry.cuh asserts it). */
-enum { TSCAN_LOOKBACK_TILE_BYTES = 32768 };
 
 /* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */
 tscan_algo tscan_choose_algo(const tscan_problem *p);

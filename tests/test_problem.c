@@ -379,7 +379,9 @@ Test(lookback_words, a_transposed_input_packs_where_lines_and_lengths_allow) {
         tscan_problem p;
         cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
         tscan_problem_init(&p, &desc, &in, &out);
-        cr_expect_eq(tscan_lookback_packs_words(&p), cases[i].packs, "case %zu (%s, %lld lines of %lld)", i,
+        tscan_strategy_outline outline = {0, 0, 0};
+        tscan_strategy_lookback.outline(&p, &outline);
+        cr_expect_eq(outline.packs_small_elements, cases[i].packs, "case %zu (%s, %lld lines of %lld)", i,
                      tscan_dtype_name(cases[i].dtype), (long long)cases[i].lines, (long long)cases[i].n);
     }
 }

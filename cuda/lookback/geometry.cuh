@@ -101,7 +101,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // Slots each thread holds: 128 bytes of them (32 of 4 bytes, 16 of 8, 8 of 16), so a tile
 // carries 32 KB and the look-back traffic is a few percent of the data.
 constexpr int items_per_thread(size_t slot_bytes) { return (int)(128 / slot_bytes); }
-static_assert(kThreads * 128 == TSCAN_LOOKBACK_TILE_BYTES, "dispatch counts lines in tiles of this many bytes");
+constexpr int64_t kTileBytes = kThreads * 128;  // every tile's data, whatever its shape (AUTO reads it: outline)
 
 
 // The two tile shapes: 32 lines (one per lane) of a strided axis, or a chunk of one line.

@@ -1,5 +1,6 @@
-// stream/kernel.cuh - the stream kernel (cuda/stream.cu has the strategy): one block a tile of
-// the flat stream, claimed in scan order, chained by decoupled look-back with segment starts.
+// stream/kernel.cuh - the stream kernel and its arguments (stream_layout builds them from a
+// problem; cuda/stream.cu has the strategy): one block a tile of the flat stream, claimed in
+// scan order, chained by decoupled look-back with segment starts.
 // Also compiled for the host by tests/emulated/, which runs it block by block on CPU threads.
 #pragma once
 
@@ -30,7 +31,57 @@ struct stream_args {
     int64_t tiles;
     bool reverse;
     bool exclusive;
+    // An input whose lines do not lie end to end as the output's do (a padded pitch, a slice, a
+    // broadcast) or is not aligned: each line read from its own offset (lines.in_strides), one
+    // element at a time, into the same registers. The output stays one aligned stream.
+    bool gather;
+    batch_map lines;
 };
+
+// Element offset of line b of a gathered input. Out of line: it runs only where a vector
+// crosses into another line, and inlined in every unrolled element it would swell the kernel.
+// (__noinline__ is nvcc's word; a host compiler running tests/emulated takes GNU's.)
+#ifdef __CUDACC__
+#define TSCAN_OUT_OF_LINE __noinline__
+#else
+#define TSCAN_OUT_OF_LINE __attribute__((noinline))
+#endif
+__device__ TSCAN_OUT_OF_LINE int64_t gathered_line_offset(const batch_map &lines, int64_t b) {
+    int64_t in_off = 0, out_off = 0;
+    lines.offsets(b, in_off, out_off);
+    return in_off;
+}
+
+// The layout the stream takes: an output whose lines lie end to end (its batch dimensions
+// packed row-major, lines n apart) from a 16-byte aligned base, read and written forward with
+// unit steps. An input laid out the same way and aligned is read as one stream too; any other
+// input with a unit step along the axis is gathered line by line (stream_args::gather).
+bool stream_layout(const tscan_problem *p, stream_args *a) {
+    if (p->in_step != 1 || p->out_step != 1 || (uintptr_t)p->out % 16 != 0) return false;
+    int64_t packed = p->n;
+    for (int d = (int)p->batch_ndim - 1; d >= 0; --d) {
+        if (p->out_batch_strides[d] != packed) return false;
+        packed *= p->batch_sizes[d];
+    }
+    a->in = p->in;
+    a->out = p->out;
+    a->total = p->n * p->lines;
+    a->n = p->n;
+    a->reverse = p->reverse != 0;
+    a->exclusive = p->exclusive != 0;
+    const int64_t tile = stream_tile_elements(p->elem_size);
+    a->tiles = (a->total + tile - 1) / tile;
+    a->gather = (uintptr_t)p->in % 16 != 0;
+    a->lines.ndim = (int)p->batch_ndim;
+    for (int d = 0; d < TSCAN_MAX_DIMS - 1; ++d) {
+        const bool used = d < (int)p->batch_ndim;
+        a->lines.sizes[d] = used ? p->batch_sizes[d] : 1;
+        a->lines.in_strides[d] = used ? p->in_batch_strides[d] : 0;
+        a->lines.out_strides[d] = used ? p->out_batch_strides[d] : 0;
+        a->gather = a->gather || (used && p->in_batch_strides[d] != p->out_batch_strides[d]);
+    }
+    return true;
+}
 
 // An input element as the output's accumulator: integers as C converts them to the output type,
 // floats exactly.
@@ -59,7 +110,7 @@ __device__ __forceinline__ segment<A> then(const scan_op<A> &op, segment<A> a, s
 // registers: the first reduces each vector into a segment, which shuffles and the look-back turn
 // into the value running into it; the second rescans the vector from that value and stores.
 template <tscan_dtype In, tscan_dtype Out, bool Prod>
-__global__ void __launch_bounds__(kStreamThreads) stream_kernel(stream_args a, unsigned long long *words) {
+__global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_constant__ stream_args a, unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
@@ -95,7 +146,22 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(stream_args a, u
         const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
         const int64_t m = lo + (a.reverse ? vectors - 1 - L : L) * kPer;
         first[i] = m;
-        if (m >= lo && m + kPer <= hi) {
+        if (a.gather) {
+            // Output elements m .. m + kPer - 1, from their lines' own places in the input.
+            int64_t line = m >= lo && m < hi ? m / a.n : 0, k = m - line * a.n;
+            int64_t line_at = gathered_line_offset(a.lines, line);
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+                const bool present = m >= lo && m + e < hi;
+                const TI x = present ? in[line_at + k] : TI{};
+                if (a.reverse) items.set(i * kPer + kPer - 1 - e, x);
+                else items.set(i * kPer + e, x);
+                if (present && ++k == a.n && m + e + 1 < hi) {
+                    k = 0;
+                    line_at = gathered_line_offset(a.lines, ++line);
+                }
+            }
+        } else if (m >= lo && m + kPer <= hi) {
             items.set_vector(i, *reinterpret_cast<const uint4 *>(in + m), a.reverse);
         } else {
             // The stream's partial end, or past it: what is missing reads as zeros. In the

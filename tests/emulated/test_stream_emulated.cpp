@@ -75,18 +75,24 @@ void fill(tscan_dtype d, tscan_op op, unsigned char *p, int64_t count, std::mt19
     }
 }
 
+// The input is a view of `lines` lines of n elements, line b at b * pitch + offset elements
+// (pitch n: packed; larger: padded or sliced; 0: broadcast; an offset misaligns it); the
+// output is packed.
 struct emulated_case {
     tscan_dtype in, out;
     tscan_op op;
     int64_t lines, n;
     tscan_direction direction;
     int exclusive;
+    int64_t pitch = -1;  // -1: n
+    int64_t offset = 0;
 };
 
 std::string describe(const emulated_case &c) {
     char text[200];
-    std::snprintf(text, sizeof text, "%s %s into %s, %lld lines of %lld, %s, %s", tscan_op_name(c.op),
-                  tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines, (long long)c.n,
+    std::snprintf(text, sizeof text, "%s %s into %s, %lld lines of %lld (input pitch %lld, offset %lld), %s, %s",
+                  tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
+                  (long long)c.n, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
 }
@@ -94,31 +100,29 @@ std::string describe(const emulated_case &c) {
 // Scans c with the emulated kernel and with the reference; the first differing element, or -1,
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
-    const int64_t total = c.lines * c.n;
+    const int64_t total = c.lines * c.n, pitch = c.pitch < 0 ? c.n : c.pitch;
+    const int64_t in_count = c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
-    aligned_bytes in(total * in_size), out(total * out_size), want(total * out_size);
-    fill(c.in, c.op, in.p, total, rng);
+    aligned_bytes in(in_count * in_size), out(total * out_size), want(total * out_size);
+    fill(c.in, c.op, in.p, in_count, rng);
     std::memset(out.p, 0xa5, out.size);  // poison: every element must be written
 
-    const int64_t sizes[2] = {c.lines, c.n};
+    const int64_t sizes[2] = {c.lines, c.n}, in_strides[2] = {pitch, 1};
     tscan_tensor tin, tout, twant;
     const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
-    cr_assert_eq(tscan_tensor_init(&tin, in.p, c.in, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, 2, sizes, in_strides), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
 
-    // The problem as the strategy builds it (cuda/stream.cu's stream_layout, restated for a
-    // packed host tensor).
+    // The problem as the strategy builds it.
+    tscan_problem p;
     stream_args a;
-    a.in = reinterpret_cast<const char *>(in.p);
-    a.out = reinterpret_cast<char *>(out.p);
-    a.total = total;
-    a.n = c.n;
-    a.reverse = c.direction == TSCAN_DECREASING;
-    a.exclusive = c.exclusive != 0;
-    const int64_t tile = stream_tile_elements(in_size);
-    a.tiles = (total + tile - 1) / tile;
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    cr_assert(stream_layout(&p, &a), "%s: stream declines its layout", describe(c).c_str());
+    cr_assert_eq(a.gather, c.offset * in_size % 16 != 0 || (c.lines > 1 && pitch != c.n), "%s: gather %d",
+                 describe(c).c_str(), (int)a.gather);
     std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
     cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
     for (int64_t i = 0; i < total; ++i)
@@ -192,6 +196,31 @@ Test(emulated_stream, every_line_length_one_and_several_tiles) {
             for (int64_t lines : line_counts)
                 for (int v = 0; v < 4; ++v)
                     check({d, d, TSCAN_OP_SUM, lines, n, v & 1 ? TSCAN_DECREASING : TSCAN_INCREASING, v >> 1}, rng);
+        }
+    }
+}
+
+// Inputs whose lines do not lie end to end as the output's: padded and sliced pitches, a
+// broadcast line, a base off the 16-byte grid (gathered), and an aligned offset (not).
+Test(emulated_stream, every_input_layout_gathered_or_not) {
+    std::mt19937_64 rng(4);
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT16, TSCAN_FLOAT16},
+                                    {TSCAN_FLOAT32, TSCAN_FLOAT32}, {TSCAN_INT64, TSCAN_INT64},
+                                    {TSCAN_INT8, TSCAN_INT32}, {TSCAN_BFLOAT16, TSCAN_FLOAT32}};
+    for (const auto &pair : pairs) {
+        const int64_t tile = stream_tile_elements(tscan_dtype_size(pair[0]));
+        const int64_t ns[] = {1, 17, 1000, tile + 5};
+        for (int64_t n : ns) {
+            const int64_t lines = std::max<int64_t>(2, (2 * tile + 3) / n);
+            const int64_t pitches[] = {n + 3, 2 * n, 0, n, n};
+            const int64_t offsets[] = {0, 0, 0, 1, 16 / (int64_t)tscan_dtype_size(pair[0])};
+            // Each operator, direction and exclusive form twice: (sum, increasing, inclusive),
+            // (prod, decreasing, inclusive), (sum, decreasing, exclusive), (prod, increasing, exclusive).
+            for (int l = 0; l < 5; ++l)
+                for (int v : {0, 3, 6, 5})
+                    check({pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
+                           v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0, pitches[l], offsets[l]},
+                          rng);
         }
     }
 }
