@@ -164,26 +164,12 @@ tscan_status tscan_scan_reference(const tscan_scan_desc *desc, const tscan_tenso
 
     /* Odometer over every index but the axis (idx[axis] stays 0): one line per position. */
     int64_t idx[TSCAN_MAX_DIMS] = {0};
-    for (;;) {
-        int64_t in_offset = first * input->strides[axis];
-        int64_t out_offset = first * output->strides[axis];
-        for (uint32_t d = 0; d < ndim; ++d) {
-            in_offset += idx[d] * input->strides[d];
-            out_offset += idx[d] * output->strides[d];
-        }
-        line.in = (const char *)input->data + in_offset * in_elem;
-        line.out = (char *)output->data + out_offset * out_elem;
+    int64_t offset[2] = {first * input->strides[axis], first * output->strides[axis]};
+    const int64_t *const strides[2] = {input->strides, output->strides};
+    do {
+        line.in = (const char *)input->data + offset[0] * in_elem;
+        line.out = (char *)output->data + offset[1] * out_elem;
         scan(&line);
-
-        uint32_t d = ndim;
-        while (d-- > 0) {
-            if (d == axis)
-                continue;
-            if (++idx[d] < input->sizes[d])
-                break;
-            idx[d] = 0;
-        }
-        if (d == UINT32_MAX) /* every index wrapped: all lines done */
-            return TSCAN_SUCCESS;
-    }
+    } while (tscan_next_index(ndim, input->sizes, axis, idx, 2, strides, offset));
+    return TSCAN_SUCCESS;
 }

@@ -113,6 +113,18 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
     }
 }
 
+int tscan_next_index(uint32_t ndim, const int64_t *sizes, uint32_t skip, int64_t *idx, int count,
+                     const int64_t *const *strides, int64_t *offset) {
+    for (uint32_t d = ndim; d-- > 0;) {
+        if (d == skip) continue;
+        for (int t = 0; t < count; ++t) offset[t] += strides[t][d];
+        if (++idx[d] < sizes[d]) return 1;
+        for (int t = 0; t < count; ++t) offset[t] -= strides[t][d] * sizes[d];
+        idx[d] = 0;
+    }
+    return 0;
+}
+
 void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
                                 int64_t *out_offset) {
     *in_offset = 0;

@@ -128,6 +128,15 @@ typedef struct tscan_problem {
 void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tscan_tensor *input,
                         const tscan_tensor *output);
 
+/* The odometer that walks a tensor's own indices (the reference's lines, validation's
+ * addresses): advances idx (last dimension fastest, dimension `skip` held at 0; ndim for none)
+ * and adds each dimension's step to offset[t] for the `count` stride arrays strides[t].
+ * Returns 0 once every index has wrapped (the offsets are then back at their start). The
+ * canonical problem's offsets (below) and the kernels' batch_map are its counterparts for
+ * merged dimensions; the reference stays on this one so that it never shares their mapping. */
+int tscan_next_index(uint32_t ndim, const int64_t *sizes, uint32_t skip, int64_t *idx, int count,
+                     const int64_t *const *strides, int64_t *offset);
+
 /* Element offsets (not bytes) of line b's first element in the input and the output. */
 void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
                                 int64_t *out_offset);

@@ -82,15 +82,11 @@ static int64_t *sorted_addresses(const tscan_tensor *t, int64_t count) {
     int64_t *addr = malloc((size_t)count * sizeof *addr);
     int64_t index[TSCAN_MAX_DIMS] = {0};
     int64_t es = (int64_t)tscan_dtype_size(t->dtype), offset = 0;
+    const int64_t *strides = t->strides;
     if (!addr) return NULL;
     for (int64_t i = 0; i < count; ++i) {
         addr[i] = (int64_t)(intptr_t)t->data + offset * es;
-        for (int d = (int)t->ndim - 1; d >= 0; --d) { /* odometer, last dimension fastest */
-            offset += t->strides[d];
-            if (++index[d] < t->sizes[d]) break;
-            offset -= t->strides[d] * t->sizes[d];
-            index[d] = 0;
-        }
+        (void)tscan_next_index(t->ndim, t->sizes, t->ndim, index, 1, &strides, &offset);
     }
     qsort(addr, (size_t)count, sizeof *addr, compare_int64);
     return addr;
