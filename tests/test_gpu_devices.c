@@ -76,6 +76,7 @@ Test(gpu_devices, capture_with_stream_ordered_memory_auto) { capture_with_stream
 Test(gpu_devices, capture_with_stream_ordered_memory_lookback) {
     capture_with_stream_ordered_memory(TSCAN_ALGO_LOOKBACK);
 }
+Test(gpu_devices, capture_with_stream_ordered_memory_stream) { capture_with_stream_ordered_memory(TSCAN_ALGO_STREAM); }
 
 /* A launch error the caller left pending: tscan_scan says so, writes nothing, and the error is
  * still there for the caller afterwards; once the caller has read it, the scan runs. */

@@ -152,6 +152,7 @@ static void graph_capture(tscan_algo algo) {
 
 Test(gpu_streams, graph_capture_auto) { graph_capture(TSCAN_ALGO_AUTO); }
 Test(gpu_streams, graph_capture_lookback) { graph_capture(TSCAN_ALGO_LOOKBACK); }
+Test(gpu_streams, graph_capture_stream) { graph_capture(TSCAN_ALGO_STREAM); }
 
 /* ---- two host threads, two streams, at once ------------------------------------------------------- */
 
@@ -239,6 +240,7 @@ static void two_threads(tscan_algo algo) {
 
 Test(gpu_streams, two_threads_auto) { two_threads(TSCAN_ALGO_AUTO); }
 Test(gpu_streams, two_threads_lookback) { two_threads(TSCAN_ALGO_LOOKBACK); }
+Test(gpu_streams, two_threads_stream) { two_threads(TSCAN_ALGO_STREAM); }
 
 /* ---- one thread, two streams, both scans in flight before either is waited for --------------------- */
 
@@ -290,3 +292,4 @@ static void two_streams(tscan_algo algo) {
 
 Test(gpu_streams, two_streams_one_thread_auto) { two_streams(TSCAN_ALGO_AUTO); }
 Test(gpu_streams, two_streams_one_thread_lookback) { two_streams(TSCAN_ALGO_LOOKBACK); }
+Test(gpu_streams, two_streams_one_thread_stream) { two_streams(TSCAN_ALGO_STREAM); }

@@ -176,6 +176,18 @@ Test(gpu_stress, four_streams_of_long_lines_and_strided_axes, .timeout = 600) {
     run_together(specs, COUNT_OF(specs), 200, "four streams");
 }
 
+/* The stream strategy's tiles, one a block, from several streams at once: odd lines of 1-byte
+ * elements (every tile holds line starts) and one long line of 8-byte ones (every tile waits). */
+Test(gpu_stress, four_streams_of_stream_tiles, .timeout = 600) {
+    static const job_spec specs[] = {
+        {TSCAN_UINT8, {2, {4099, 16411}, 1}, TSCAN_ALGO_STREAM},
+        {TSCAN_INT64, LINE((INT64_C(1) << 25) + 1), TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, {2, {1000003, 7}, 1}, TSCAN_ALGO_STREAM},
+        {TSCAN_INT32, LINE(INT64_C(1) << 26), TSCAN_ALGO_AUTO},
+    };
+    run_together(specs, COUNT_OF(specs), 200, "four streams of stream tiles");
+}
+
 /* Small problems on lookback's one-wave path, whose grids each fill an idle GPU. */
 Test(gpu_stress, four_streams_of_one_wave_problems, .timeout = 600) {
     static const job_spec specs[] = {
@@ -199,6 +211,8 @@ Test(gpu_stress, scans_beside_a_kernel_holding_every_sm, .timeout = 600) {
         {TSCAN_FLOAT32, LINE(INT64_C(1) << 20), TSCAN_ALGO_LOOKBACK},         /* one wave */
         {TSCAN_INT32, LINE(INT64_C(1) << 24), TSCAN_ALGO_CUB_DEVICE},
         {TSCAN_UINT8, {2, {4096, 8191}, 1}, TSCAN_ALGO_AUTO},
+        {TSCAN_UINT8, LINE((INT64_C(1) << 26) + 3), TSCAN_ALGO_STREAM},    /* stream: one odd line */
+        {TSCAN_FLOAT32, {2, {65536, 1001}, 1}, TSCAN_ALGO_STREAM},         /* stream: many odd lines */
     };
     enum { ROUNDS = 20 };
     cudaStream_t hold_stream;
