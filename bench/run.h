@@ -53,6 +53,5 @@ int run_cases(bench_backend *const *backends, size_t backend_count, const measur
               const bench_case *cases, size_t count, run_results *results, FILE *table);
 void run_results_free(run_results *results);
 
-void table_header(FILE *out);
 
 #endif
