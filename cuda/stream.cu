@@ -19,51 +19,82 @@
 // stores sees one increasing stream. The input and output types are separate (the running
 // value lives in the output's accumulator, CONTRACT §1.2): a narrower input is converted as
 // it is read, so an output of another width costs no other path.
+//
+// A second form takes a strided axis of small inner extent I (cuda/stream/lanes.cuh): the same
+// stream of tiles in whole rows of I elements, each lane carrying its own running value.
 #include "stream/kernel.cuh"
+#include "stream/lanes.cuh"
 #include "lookback/launch.cuh"
+
+#include <climits>
 
 namespace tscan {
 namespace {
 
-// The workspace: the claim counter in a sector of its own, then a sector of status words a tile.
-int64_t stream_words(const stream_args &a) { return kSectorWords * (1 + a.tiles); }
+// Which form takes p, with its arguments: segments (lines end to end) or lanes (a small inner
+// extent); neither where `takes` is false. A grid holds at most INT_MAX tiles.
+struct stream_plan {
+    bool takes;
+    bool lanes;
+    stream_args segments_args;
+    lanes_args lanes_args_;
+    int64_t tiles() const { return lanes ? lanes_args_.tiles : segments_args.tiles; }
+    // The workspace: the claim counter in a sector of its own, then each tile's status words.
+    int64_t words() const {
+        return kSectorWords + (lanes ? lanes_args_.tiles * lanes_args_.status_words : segments_args.tiles * kSectorWords);
+    }
+};
+
+stream_plan plan_of(const tscan_problem *p) {
+    stream_plan plan = {};
+    if (stream_layout(p, &plan.segments_args)) plan.takes = true;
+    else if (lanes_layout(p, &plan.lanes_args_)) plan.takes = plan.lanes = true;
+    plan.takes = plan.takes && plan.tiles() <= INT_MAX;
+    return plan;
+}
 
 template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
-    static tscan_status run(const stream_args &a, bool prod, void *workspace, cudaStream_t stream) {
+    static tscan_status run(const stream_plan &plan, bool prod, void *workspace, cudaStream_t stream) {
         int sms = 0;
         const tscan_status s = sm_count(&sms);
         if (s != TSCAN_SUCCESS) return s;
-        if (a.tiles > 0x7fffffff) return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED, "stream: %lld tiles exceed a grid", (long long)a.tiles);
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
+        const unsigned grid = (unsigned)plan.tiles();
+        if (plan.lanes) {
+            const auto kernel = prod ? lanes_kernel<In, Out, true> : lanes_kernel<In, Out, false>;
+            return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.lanes_args_,
+                                      words);
+        }
         const auto kernel = prod ? stream_kernel<In, Out, true> : stream_kernel<In, Out, false>;
-        return launch_after_clear(kernel, (unsigned)a.tiles, kStreamThreads, 0, stream, words, stream_words(a), sms, a, words);
+        return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.segments_args,
+                                  words);
     }
 };
 
 tscan_status check(const tscan_problem *p) {
-    stream_args a;
-    if (!stream_layout(p, &a))
+    if (!plan_of(p).takes)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "stream takes an output whose lines lie end to end from a 16-byte aligned base, "
-                          "with unit steps along the axis (input step %lld, output step %lld, output at %p)",
-                          (long long)p->in_step, (long long)p->out_step, (void *)p->out);
+                          "stream takes a contiguous axis whose output lines lie end to end from a 16-byte aligned "
+                          "base, or a packed block with an inner extent of 2 to %d along the axis (input step %lld, "
+                          "output step %lld, output at %p)",
+                          kMaxLanes, (long long)p->in_step, (long long)p->out_step, (void *)p->out);
     return TSCAN_SUCCESS;
 }
 
 tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    stream_args a;
-    if (!stream_layout(p, &a)) return check(p);
-    *bytes = (size_t)stream_words(a) * sizeof(unsigned long long);
+    const stream_plan plan = plan_of(p);
+    if (!plan.takes) return check(p);
+    *bytes = (size_t)plan.words() * sizeof(unsigned long long);
     return TSCAN_SUCCESS;
 }
 
 tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_t stream) {
-    stream_args a;
-    if (!stream_layout(p, &a)) return check(p);
+    const stream_plan plan = plan_of(p);
+    if (!plan.takes) return check(p);
     if (!workspace || (uintptr_t)workspace % 8 != 0)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (stream needs 8)",
                           workspace);
-    return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, a, p->op == TSCAN_OP_PROD, workspace, stream);
+    return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, plan, p->op == TSCAN_OP_PROD, workspace, stream);
 }
 
 }  // namespace

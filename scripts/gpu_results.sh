@@ -8,6 +8,8 @@
 #   peers        PyTorch and CuPy on the float32/float16 increasing inclusive cases -> peers-GPU.json
 #   contiguous   every strategy that takes a contiguous axis on 13 shapes of it (1-D, rows short
 #                and long, odd lengths), four dtypes, and uint8 into int32 -> contiguous-GPU.json
+#   lanes        strided axes of inner extent 3 to 33 (stream's lanes form against columns and
+#                lookback), four dtypes -> lanes-GPU.json
 # With no step named: check, sweep and peers. Files go to $OUT (the device tool brings back at
 # most eight). The tree arrives without .git: scripts/stage_gpu.sh writes the commit and dirty
 # flag into .gpubin/ (or write them into .gpu/commit and .gpu/dirty), and the reports carry them
@@ -50,6 +52,13 @@ while [ $# -gt 0 ]; do
       --algo auto,stream --dtype uint8 --output-dtype int32 --direction both --exclusive both --min-samples 5 \
       --time-limit 0.1 --output "$out/contiguous-wider-$gpu.json" > "$out/contiguous-wider.txt" 2>&1
     echo "contiguous wider: rc=$? $(grep -a 'cases:' "$out/contiguous-wider.txt" | tail -1)" ;;
+  lanes)
+    shapes="--shape 10027606x12 --axis 0 --shape 4068424x8 --axis 0 --shape 2x14505x9x18x10x4 --axis 4 \
+      --shape 33554432x3 --axis 0 --shape 65536x64x16 --axis 1 --shape 8192x1024x33 --axis 1"
+    timeout 200 "$bench" $shapes --algo auto,stream,columns,lookback --dtype float32,float16,int8,float64 \
+      --op sum --direction increasing --exclusive no --min-samples 5 --time-limit 0.1 \
+      --output "$out/lanes-$gpu.json" > "$out/lanes.txt" 2>&1
+    echo "lanes: rc=$? $(grep -a 'cases:' "$out/lanes.txt" | tail -1)" ;;
   peers)
     "$bench" --list --algo auto --dtype float32,float16 --direction increasing --exclusive no \
       --output /tmp/peer-cases.json > /dev/null

@@ -177,13 +177,14 @@ Test(gpu_stress, four_streams_of_long_lines_and_strided_axes, .timeout = 600) {
 }
 
 /* The stream strategy's tiles, one a block, from several streams at once: odd lines of 1-byte
- * elements (every tile holds line starts) and one long line of 8-byte ones (every tile waits). */
+ * elements (every tile holds line starts), one long line of 8-byte ones (every tile waits), and
+ * long lines of 3 lanes (the lanes form). */
 Test(gpu_stress, four_streams_of_stream_tiles, .timeout = 600) {
     static const job_spec specs[] = {
         {TSCAN_UINT8, {2, {4099, 16411}, 1}, TSCAN_ALGO_STREAM},
         {TSCAN_INT64, LINE((INT64_C(1) << 25) + 1), TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, {2, {1000003, 7}, 1}, TSCAN_ALGO_STREAM},
-        {TSCAN_INT32, LINE(INT64_C(1) << 26), TSCAN_ALGO_AUTO},
+        {TSCAN_UINT8, {3, {4, 1 << 22, 3}, 1}, TSCAN_ALGO_STREAM}, /* 3 lanes */
     };
     run_together(specs, COUNT_OF(specs), 200, "four streams of stream tiles");
 }
@@ -213,6 +214,7 @@ Test(gpu_stress, scans_beside_a_kernel_holding_every_sm, .timeout = 600) {
         {TSCAN_UINT8, {2, {4096, 8191}, 1}, TSCAN_ALGO_AUTO},
         {TSCAN_UINT8, LINE((INT64_C(1) << 26) + 3), TSCAN_ALGO_STREAM},    /* stream: one odd line */
         {TSCAN_FLOAT32, {2, {65536, 1001}, 1}, TSCAN_ALGO_STREAM},         /* stream: many odd lines */
+        {TSCAN_FLOAT64, {3, {64, 65537, 12}, 1}, TSCAN_ALGO_STREAM},       /* stream: 12 lanes */
     };
     enum { ROUNDS = 20 };
     cudaStream_t hold_stream;

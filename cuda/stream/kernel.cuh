@@ -57,7 +57,8 @@ __device__ TSCAN_OUT_OF_LINE int64_t gathered_line_offset(const batch_map &lines
 // unit steps. An input laid out the same way and aligned is read as one stream too; any other
 // input with a unit step along the axis is gathered line by line (stream_args::gather).
 bool stream_layout(const tscan_problem *p, stream_args *a) {
-    if (p->in_step != 1 || p->out_step != 1 || (uintptr_t)p->out % 16 != 0) return false;
+    // (Lines of one element take no step: any step is unit.)
+    if ((p->n > 1 && (p->in_step != 1 || p->out_step != 1)) || (uintptr_t)p->out % 16 != 0) return false;
     int64_t packed = p->n;
     for (int d = (int)p->batch_ndim - 1; d >= 0; --d) {
         if (p->out_batch_strides[d] != packed) return false;
@@ -103,6 +104,25 @@ template <class A> struct segment {
 template <class A>
 __device__ __forceinline__ segment<A> then(const scan_op<A> &op, segment<A> a, segment<A> b) {
     return {a.starts || b.starts, b.starts ? b.value : op(a.value, b.value)};
+}
+
+// A status of word_parts<A> words (lookback/status.cuh's protocol): publish one state of it,
+// or wait until every part says the same state and take its words.
+template <class A> __device__ __forceinline__ void publish_words(unsigned long long *words, A value, tile_flag state) {
+#pragma unroll
+    for (int q = 0; q < word_parts<A>(); ++q)
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[q])
+            .store(status_word(value, q, state), cuda::memory_order_relaxed);
+}
+template <int Parts> __device__ __forceinline__ void wait_for_words(unsigned long long *words, unsigned long long (&w)[Parts]) {
+    for (;;) {
+        bool settled = true;
+#pragma unroll
+        for (int q = 0; q < Parts; ++q) w[q] = load_relaxed(words[q]);
+#pragma unroll
+        for (int q = 0; q < Parts; ++q) settled = settled && (uint32_t)w[q] != kEmpty && (uint32_t)w[q] == (uint32_t)w[0];
+        if (settled) return;
+    }
 }
 
 // Block c (its claim) scans logical tile c. Warp w holds logical vectors 128 w .. 128 w + 127,
@@ -243,12 +263,7 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
     // inclusive prefix at once. The last tile publishes nothing: no one reads it.
     unsigned long long *const mine = statuses + c * kSectorWords;
     const bool has_successor = c + 1 < a.tiles;
-    if (t == 0 && has_successor) {
-#pragma unroll
-        for (int q = 0; q < kParts; ++q)
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(mine[q])
-                .store(status_word(tile.value, q, tile.starts ? kInclusive : kAggregate), cuda::memory_order_relaxed);
-    }
+    if (t == 0 && has_successor) publish_words(mine, tile.value, tile.starts ? kInclusive : kAggregate);
     // The tile's first element starts a line: nothing before it is needed.
     const bool needs_prefix = c > 0 && base_mod != 0;
     if (warp == 0 && needs_prefix) {
@@ -260,15 +275,7 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
             bool inclusive = true;
             A value = op.neutral();
             if (k >= 0) {
-                unsigned long long *const theirs = statuses + k * kSectorWords;
-                for (;;) {
-                    bool settled = true;
-#pragma unroll
-                    for (int q = 0; q < kParts; ++q) w[q] = load_relaxed(theirs[q]);
-#pragma unroll
-                    for (int q = 0; q < kParts; ++q) settled = settled && (uint32_t)w[q] != kEmpty && (uint32_t)w[q] == (uint32_t)w[0];
-                    if (settled) break;
-                }
+                wait_for_words(statuses + k * kSectorWords, w);
                 inclusive = (uint32_t)w[0] == kInclusive;
                 value = announced_value<A>(w);
             }
@@ -286,12 +293,7 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
         }
         if (lane == 0) {
             s_prefix = prefix;
-            if (has_successor && !tile.starts) {
-#pragma unroll
-                for (int q = 0; q < kParts; ++q)
-                    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(mine[q])
-                        .store(status_word(op(prefix, tile.value), q, kInclusive), cuda::memory_order_relaxed);
-            }
+            if (has_successor && !tile.starts) publish_words(mine, op(prefix, tile.value), kInclusive);
         }
     }
     __syncthreads();

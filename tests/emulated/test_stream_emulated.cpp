@@ -15,6 +15,7 @@ inline void wait_for_clear() {}  // no programmatic launch to wait for: blocks r
 }  // namespace tscan
 
 #include "stream/kernel.cuh"
+#include "stream/lanes.cuh"
 
 #include <criterion/criterion.h>
 
@@ -32,6 +33,11 @@ template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
     static tscan_status run(const stream_args &a, bool prod, unsigned long long *words) {
         if (prod) tscan_emu::launch((unsigned)a.tiles, kStreamThreads, stream_kernel<In, Out, true>, a, words);
         else tscan_emu::launch((unsigned)a.tiles, kStreamThreads, stream_kernel<In, Out, false>, a, words);
+        return TSCAN_SUCCESS;
+    }
+    static tscan_status run(const lanes_args &a, bool prod, unsigned long long *words) {
+        if (prod) tscan_emu::launch((unsigned)a.tiles, kStreamThreads, lanes_kernel<In, Out, true>, a, words);
+        else tscan_emu::launch((unsigned)a.tiles, kStreamThreads, lanes_kernel<In, Out, false>, a, words);
         return TSCAN_SUCCESS;
     }
 };
@@ -86,13 +92,14 @@ struct emulated_case {
     int exclusive;
     int64_t pitch = -1;  // -1: n
     int64_t offset = 0;
+    int64_t lanes = 1;   // > 1: a packed (lines, n, lanes) block scanned along n (the lanes form)
 };
 
 std::string describe(const emulated_case &c) {
     char text[200];
-    std::snprintf(text, sizeof text, "%s %s into %s, %lld lines of %lld (input pitch %lld, offset %lld), %s, %s",
+    std::snprintf(text, sizeof text, "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld), %s, %s",
                   tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
-                  (long long)c.n, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
+                  (long long)c.n, (long long)c.lanes, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
 }
@@ -100,31 +107,42 @@ std::string describe(const emulated_case &c) {
 // Scans c with the emulated kernel and with the reference; the first differing element, or -1,
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
-    const int64_t total = c.lines * c.n, pitch = c.pitch < 0 ? c.n : c.pitch;
-    const int64_t in_count = c.offset + (c.lines - 1) * pitch + c.n;
+    const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
+    const int64_t in_count = c.lanes > 1 ? total : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
     aligned_bytes in(in_count * in_size), out(total * out_size), want(total * out_size);
     fill(c.in, c.op, in.p, in_count, rng);
     std::memset(out.p, 0xa5, out.size);  // poison: every element must be written
 
-    const int64_t sizes[2] = {c.lines, c.n}, in_strides[2] = {pitch, 1};
+    const int64_t sizes[3] = {c.lines, c.n, c.lanes}, in_strides[3] = {pitch, 1, 0};
+    const uint32_t ndim = c.lanes > 1 ? 3 : 2;
     tscan_tensor tin, tout, twant;
     const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
-    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, 2, sizes, in_strides), TSCAN_SUCCESS);
-    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
-    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes, c.lanes > 1 ? nullptr : in_strides),
+                 TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
 
     // The problem as the strategy builds it.
     tscan_problem p;
-    stream_args a;
     cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
     tscan_problem_init(&p, &desc, &tin, &tout);
-    cr_assert(stream_layout(&p, &a), "%s: stream declines its layout", describe(c).c_str());
-    cr_assert_eq(a.gather, c.offset * in_size % 16 != 0 || (c.lines > 1 && pitch != c.n), "%s: gather %d",
-                 describe(c).c_str(), (int)a.gather);
-    std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
-    cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
+    if (c.lanes > 1) {
+        lanes_args a;
+        stream_args segments;
+        cr_assert(!stream_layout(&p, &segments), "%s: the segment form takes a strided axis", describe(c).c_str());
+        cr_assert(lanes_layout(&p, &a), "%s: the lanes form declines its layout", describe(c).c_str());
+        std::vector<unsigned long long> words((size_t)(kSectorWords + a.tiles * a.status_words), 0);
+        cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
+    } else {
+        stream_args a;
+        cr_assert(stream_layout(&p, &a), "%s: stream declines its layout", describe(c).c_str());
+        cr_assert_eq(a.gather, c.offset * in_size % 16 != 0 || (c.lines > 1 && pitch != c.n), "%s: gather %d",
+                     describe(c).c_str(), (int)a.gather);
+        std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
+        cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
+    }
     for (int64_t i = 0; i < total; ++i)
         if (std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) != 0) {
             *got = *expected = 0;
@@ -138,9 +156,9 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
 void check(const emulated_case &c, std::mt19937_64 &rng) {
     uint64_t got = 0, expected = 0;
     const int64_t at = first_difference(c, rng, &got, &expected);
-    cr_assert_eq(at, -1, "%s: element %lld (line %lld, index %lld) is 0x%llx, the reference 0x%llx", describe(c).c_str(),
-                 (long long)at, (long long)(at / c.n), (long long)(at % c.n), (unsigned long long)got,
-                 (unsigned long long)expected);
+    cr_assert_eq(at, -1, "%s: element %lld (block %lld, index %lld, lane %lld) is 0x%llx, the reference 0x%llx",
+                 describe(c).c_str(), (long long)at, (long long)(at / (c.n * c.lanes)), (long long)(at / c.lanes % c.n),
+                 (long long)(at % c.lanes), (unsigned long long)got, (unsigned long long)expected);
 }
 
 // The line lengths that matter to the stream's segments: a line a vector or less, lines that
@@ -223,4 +241,27 @@ Test(emulated_stream, every_input_layout_gathered_or_not) {
                           rng);
         }
     }
+}
+
+// The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
+// even, a warp's and more), lines shorter than a tile's rows and longer, one tile or several.
+Test(emulated_stream, lanes_every_inner_extent) {
+    std::mt19937_64 rng(5);
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT32, TSCAN_FLOAT32},
+                                    {TSCAN_FLOAT64, TSCAN_FLOAT64}, {TSCAN_UINT8, TSCAN_INT32},
+                                    {TSCAN_FLOAT16, TSCAN_FLOAT32}, {TSCAN_INT16, TSCAN_INT64}};
+    const int64_t inner[] = {2, 3, 4, 7, 12, 33, 64};
+    int pick = 0;
+    for (const auto &pair : pairs)
+        for (int64_t lanes : inner) {
+            const int64_t tile_rows = stream_tile_elements(tscan_dtype_size(pair[0])) / lanes;
+            const int64_t ns[] = {2, 5, 100, tile_rows + 3};  // (lines of 1: the segment form's)
+            const int64_t n = ns[pick % 4];
+            const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
+            const int v = pick++ % 8;
+            emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
+                               v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
+            c.lanes = lanes;
+            check(c, rng);
+        }
 }
