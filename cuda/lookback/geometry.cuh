@@ -1,7 +1,7 @@
 // lookback/geometry.cuh - what a tile is: the slots a thread loads, the tile's shape and blocks, the chains'
 // layout and the order in which claims take their tiles (claim_band, tile_of_claim).
-// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
-// the anonymous namespace.
+// Included by cuda/lookback.cu and by the stream kernels (cuda/stream/), each translation unit
+// with its own copy, hence the anonymous namespace.
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // lookback/launch.cuh - the workspace's clear and the scan kernel's overlapped launch after it, with what a
 // kernel does while it waits (prefetch_l2, wait_for_clear).
-// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
-// the anonymous namespace.
+// Included by cuda/lookback.cu and by the stream kernels (cuda/stream/), each translation unit
+// with its own copy, hence the anonymous namespace.
 #pragma once
 
 #include <algorithm>

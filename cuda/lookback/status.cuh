@@ -1,7 +1,7 @@
 // lookback/status.cuh - the status-word protocol: how a tile publishes its aggregate and its inclusive
 // prefix for the look-backs of its successors (ARCHITECTURE.md, "Invariants").
-// Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
-// the anonymous namespace.
+// Included by cuda/lookback.cu and by the stream kernels (cuda/stream/), each translation unit
+// with its own copy, hence the anonymous namespace.
 #pragma once
 
 #include <cuda/atomic>
