@@ -14,19 +14,19 @@
 namespace tscan {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kernel_policy::columns_threads;
 // Rows loaded into registers before any is scanned: enough independent loads in flight per
 // thread to cover memory latency when there are only tens of thousands of columns. An axis
 // of a few elements takes a kernel with room for four rows: holding registers for sixteen
 // that it never fills would cut the threads resident per SM, and so the loads in flight.
-constexpr int kLongUnroll = 16;
-constexpr int kShortUnroll = 4;
+constexpr int kLongUnroll = kernel_policy::columns_long_unroll;
+constexpr int kShortUnroll = kernel_policy::columns_short_unroll;
 // Resident waves of blocks that the grid is capped at; more lines loop (grid-stride), which
 // spares the block launches of a grid of millions of threads that each move a few bytes.
-constexpr int64_t kMaxBlocksPerSM = 32;
+constexpr int64_t kMaxBlocksPerSM = kernel_policy::columns_max_blocks_per_sm;
 // Lines go 16 bytes' worth to a thread only while that leaves this many threads: fewer keep
 // too few bytes in flight, and lose to one line a thread (bench/NOTES.md §3.10).
-constexpr int64_t kMinVectorThreads = 16384;
+constexpr int64_t kMinVectorThreads = kernel_policy::columns_min_vector_threads;
 
 // One step of a thread's walk over W neighbouring lines: W consecutive elements, moved as
 // one 16-byte vector.

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "tscan_internal.h"
+#include "policy.cuh"
 
 namespace tscan {
 

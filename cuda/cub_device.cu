@@ -14,7 +14,7 @@ namespace {
 
 // Each line costs a CUB dispatch (two kernel launches): past this many lines a strategy
 // that scans many lines per launch is the right tool, and this one declines.
-constexpr int64_t cub_device_max_lines = 4096;
+constexpr int64_t cub_device_max_lines = kernel_policy::cub_device_max_lines;
 
 // Element k of a line, k * step bytes from its first element, widened to the accumulator
 // type: an element of D, or of the narrower a.in_dtype when a.widens (converted on load, a

@@ -24,7 +24,7 @@
 namespace tscan {
 namespace {
 
-constexpr int rows_block_threads = 256;
+constexpr int rows_block_threads = kernel_policy::rows_block_threads;
 // Resident blocks per SM that the register budget must allow: left alone, ptxas takes up to
 // 128 registers in some sub-warp kernels and halves the loads in flight. Sub-warp and warp
 // threads holding 32 bytes of accumulators get 64 registers (1024 threads per SM), those
@@ -35,11 +35,11 @@ constexpr int rows_min_blocks_per_sm(int group, int accumulator_bytes) {
 
 // Lines longer than a warp's chunk get a warp each when there are enough of them to fill
 // every SM with warps (32 per SM at 1024 resident threads), else a block each.
-constexpr int64_t warp_min_lines_per_sm = 32;
+constexpr int64_t warp_min_lines_per_sm = kernel_policy::rows_warp_min_lines_per_sm;
 
 // Blocks per SM beyond which a grid-stride loop takes the remaining lines: ten or more waves,
 // enough to balance the tail, and no block index can overflow.
-constexpr int64_t max_blocks_per_sm = 32;
+constexpr int64_t max_blocks_per_sm = kernel_policy::rows_max_blocks_per_sm;
 
 // Items per thread: whole 16-byte vectors; in a group, 32 bytes of input (as many bytes in
 // flight per thread for every element size) up to 64 bytes of accumulators; in a block, about

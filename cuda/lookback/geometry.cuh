@@ -11,7 +11,7 @@
 namespace tscan {
 namespace {
 
-constexpr int kThreads = 256;          // data threads of a block: they load, scan and store
+constexpr int kThreads = kernel_policy::lookback_threads;  // data threads of a block: they load, scan and store
 constexpr int kWarps = kThreads / 32;  // data warps
 
 // What a thread loads at once: V elements of T, kept raw in a shared-memory slot of 16 bytes

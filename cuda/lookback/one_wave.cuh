@@ -18,11 +18,11 @@ namespace {
 // barriers; each block publishes its aggregate and then reads the aggregates of all of its
 // line's earlier tiles at once, a thread each (up to kWaveReads), instead of walking back
 // window by window: one round trip, whatever the tile's place in its line.
-constexpr int kWaveThreads = 256;
+constexpr int kWaveThreads = kernel_policy::one_wave_threads;
 constexpr int kWaveWarps = kWaveThreads / 32;
-constexpr int kWaveVectors = 4;  // 16-byte vectors a thread
+constexpr int kWaveVectors = kernel_policy::one_wave_vectors;  // 16-byte vectors a thread
 constexpr int64_t kWaveTileVectors = (int64_t)kWaveThreads * kWaveVectors;
-constexpr int kWaveReads = 4;  // predecessor statuses a thread reads, at most
+constexpr int kWaveReads = kernel_policy::one_wave_reads;  // predecessor statuses a thread reads, at most
 constexpr int64_t kWaveMaxChunks = (int64_t)kWaveThreads * kWaveReads;
 
 // The problem as the one-wave kernel sees it: the axis packed into 16-byte vectors (n and the

@@ -14,9 +14,9 @@ namespace {
 
 // Policy (bench/NOTES.md, "Stream"): 256 threads, four 16-byte input vectors each, so that a
 // tile is 16 KB of input whatever the element size.
-constexpr int kStreamThreads = 256;
+constexpr int kStreamThreads = kernel_policy::stream_threads;
 constexpr int kStreamWarps = kStreamThreads / 32;
-constexpr int kStreamVectors = 4;
+constexpr int kStreamVectors = kernel_policy::stream_vectors;
 constexpr int64_t kStreamTileVectors = (int64_t)kStreamThreads * kStreamVectors;
 // Elements a tile: 16 KB of input.
 constexpr int64_t stream_tile_elements(size_t in_elem_size) { return kStreamTileVectors * (16 / (int64_t)in_elem_size); }

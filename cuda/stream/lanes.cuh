@@ -13,7 +13,7 @@
 namespace tscan {
 namespace {
 
-constexpr int kMaxLanes = 64;  // status words a tile, per 32-bit part: 64 x 8 bytes of 16 KB
+constexpr int kMaxLanes = kernel_policy::stream_max_lanes;  // status words a tile, per 32-bit part: 64 x 8 bytes of 16 KB
 
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
 // (their lowest addresses; both tensors laid out alike), lines of n rows.

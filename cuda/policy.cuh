@@ -1,0 +1,40 @@
+// policy.cuh - the kernels' compile-time tuning in one table: a struct per architecture, and the
+// one every strategy builds with (kernel_policy). Each value's reason stays beside the code that
+// uses it; the measurements are in bench/NOTES.md §3. AUTO's run-time thresholds are the other
+// table (src/policy.c). All values were measured on an H100 (sm_90), and every architecture the
+// build targets uses them: there is one set. A part measured otherwise gets a struct of its
+// own here, chosen by __CUDA_ARCH__ in device code and by the device's compute capability where
+// the host sizes a launch.
+#pragma once
+
+#include <cstdint>
+
+namespace tscan {
+
+struct sm90_policy {
+    // rows (cuda/rows.cu)
+    static constexpr int rows_block_threads = 256;
+    static constexpr int64_t rows_warp_min_lines_per_sm = 32;  // a warp a line from this many lines an SM
+    static constexpr int64_t rows_max_blocks_per_sm = 32;      // waves of blocks before a grid-stride loop
+    // columns (cuda/columns.cu)
+    static constexpr int columns_threads = 256;
+    static constexpr int columns_long_unroll = 16;             // rows in registers before any is scanned
+    static constexpr int columns_short_unroll = 4;             // ... for an axis of a few elements
+    static constexpr int64_t columns_max_blocks_per_sm = 32;
+    static constexpr int64_t columns_min_vector_threads = 16384;  // 16 bytes a thread only above this
+    // cub_device (cuda/cub_device.cu)
+    static constexpr int64_t cub_device_max_lines = 4096;      // one CUB call a line, up to this many
+    // lookback (cuda/lookback/)
+    static constexpr int lookback_threads = 256;               // data threads a block; 128 bytes each a tile
+    static constexpr int one_wave_threads = 256;
+    static constexpr int one_wave_vectors = 4;                 // 16-byte vectors a thread
+    static constexpr int one_wave_reads = 4;                   // predecessor statuses a thread reads
+    // stream (cuda/stream/)
+    static constexpr int stream_threads = 256;
+    static constexpr int stream_vectors = 4;                   // 16-byte input vectors a thread: 16 KB tiles
+    static constexpr int stream_max_lanes = 64;                // the lanes form's widest inner extent
+};
+
+using kernel_policy = sm90_policy;
+
+}  // namespace tscan
