@@ -149,20 +149,54 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     unsigned long long *const mine_words = statuses + c * a.status_words;
     if (t < lanes && has_successor)
         publish_words(mine_words + t * kParts, s_value[(groups - 1) * lanes + t], tile_starts ? kInclusive : kAggregate);
-    // Look back, a thread a lane, tile by tile until an inclusive prefix, unless the tile's first
-    // row starts a line.
+    // Look back, unless the tile's first row starts a line: windows of `depth` tiles, thread t
+    // reading lane t % I of tile top - t / I, all loads in flight at once; then a thread a lane
+    // folds its window, nearest first, up to the nearest inclusive prefix. Rounds go on while a
+    // lane has not found one (the first tile always holds one: row 0 starts a line).
     const bool needs_prefix = c > 0 && base % a.n != 0;
-    if (t < lanes && needs_prefix) {
+    if (needs_prefix) {
+        __shared__ A s_window[kStreamThreads];
+        __shared__ int s_window_inclusive[kStreamThreads];
+        __shared__ int s_lane_done[kMaxLanes];
+        const int depth = groups;  // kStreamThreads / I tiles a round
         A prefix = op.neutral();
-        for (int64_t k = c - 1;; --k) {
-            unsigned long long w[kParts];
-            wait_for_words(statuses + k * a.status_words + t * kParts, w);
-            prefix = op(announced_value<A>(w), prefix);
-            if ((uint32_t)w[0] == kInclusive) break;
+        if (t < lanes) s_lane_done[t] = 0;
+        __syncthreads();
+        for (int64_t top = c - 1;; top -= depth) {
+            if (active && !s_lane_done[lane]) {
+                const int64_t k = top - group;
+                A value = op.neutral();
+                int inclusive = 1;  // before the first tile: nothing more to read
+                if (k >= 0) {
+                    unsigned long long w[kParts];
+                    wait_for_words(statuses + k * a.status_words + lane * kParts, w);
+                    value = announced_value<A>(w);
+                    inclusive = (uint32_t)w[0] == kInclusive;
+                }
+                s_window[t] = value;
+                s_window_inclusive[t] = inclusive;
+            }
+            __syncthreads();
+            bool more = false;
+            if (t < lanes && !s_lane_done[t]) {
+                A window = op.neutral();
+                for (int d = 0; d < depth; ++d) {
+                    window = op(s_window[d * lanes + t], window);
+                    if (s_window_inclusive[d * lanes + t]) {
+                        s_lane_done[t] = 1;
+                        break;
+                    }
+                }
+                prefix = op(window, prefix);
+                more = !s_lane_done[t];
+            }
+            if (!__syncthreads_or(more)) break;  // also orders this round's reads before the next writes
         }
-        s_prefix[t] = prefix;
-        if (has_successor && !tile_starts)
-            publish_words(mine_words + t * kParts, op(prefix, s_value[(groups - 1) * lanes + t]), kInclusive);
+        if (t < lanes) {
+            s_prefix[t] = prefix;
+            if (has_successor && !tile_starts)
+                publish_words(mine_words + t * kParts, op(prefix, s_value[(groups - 1) * lanes + t]), kInclusive);
+        }
     }
     __syncthreads();
 

@@ -28,6 +28,7 @@ struct block_state {
         for (auto &w : warps) w = std::make_unique<warp_state>();
     }
     std::barrier<> bar;
+    std::atomic<int> any{0};  // __syncthreads_or's count
     std::vector<std::unique_ptr<warp_state>> warps;
 };
 
@@ -79,6 +80,16 @@ template <class Kernel, class... Args> void launch(unsigned grid, unsigned threa
 #define gridDim (::tscan_emu::ctx.grid_dim)
 
 inline void __syncthreads() { ::tscan_emu::ctx.block->bar.arrive_and_wait(); }
+inline int __syncthreads_or(int predicate) {
+    ::tscan_emu::block_state &b = *::tscan_emu::ctx.block;
+    if (predicate) b.any.fetch_add(1);
+    b.bar.arrive_and_wait();
+    const int result = b.any.load() != 0;
+    b.bar.arrive_and_wait();
+    if (::tscan_emu::ctx.thread_idx.x == 0) b.any.store(0);
+    b.bar.arrive_and_wait();
+    return result;
+}
 inline void __syncwarp(unsigned = 0xffffffffu) { ::tscan_emu::warp().bar.arrive_and_wait(); }
 template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) { return ::tscan_emu::exchange(v, src & 31); }
 template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32) {

@@ -265,3 +265,94 @@ Test(emulated_stream, lanes_every_inner_extent) {
             check(c, rng);
         }
 }
+
+// The look-back itself: blocks that run one after another only ever find their predecessor
+// done, so here one block scans tile C of a uint32 sum whose earlier tiles have published only
+// their aggregates, but for tile 0 and one tile `far` tiles back (inclusive prefixes), as
+// blocks still running would leave them. The walk must cross its windows (32 tiles for the
+// segment form, 256 / I for the lanes form), stop at that inclusive prefix, get tile C right
+// and publish tile C's own inclusive prefix.
+namespace {
+
+constexpr int64_t kWalkTile = 4096;  // uint32 elements a segment-form tile (16 KB)
+
+unsigned long long published(uint32_t value, tile_flag state) { return (unsigned long long)value << 32 | state; }
+
+// Data of `rows` rows of `lanes` uint32, and each lane's prefix sums down the rows.
+void walk_data(int64_t rows, int64_t lanes, std::vector<uint32_t> &x, std::vector<uint32_t> &sums, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    x.resize(rows * lanes);
+    sums.resize(rows * lanes);
+    for (auto &v : x) v = (uint32_t)rng();
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t l = 0; l < lanes; ++l)
+            sums[r * lanes + l] = x[r * lanes + l] + (r ? sums[(r - 1) * lanes + l] : 0u);
+}
+
+}  // namespace
+
+Test(emulated_stream, segment_walk_across_windows_to_an_inclusive_prefix) {
+    const int64_t C = 70, far = 40, tiles = C + 2, total = tiles * kWalkTile;
+    std::vector<uint32_t> x, sums;
+    walk_data(total, 1, x, sums, 6);
+    aligned_bytes in(total * 4), out(total * 4);
+    std::memcpy(in.p, x.data(), total * 4);
+    std::memset(out.p, 0xa5, out.size);
+    stream_args a = {};
+    a.in = reinterpret_cast<const char *>(in.p);
+    a.out = reinterpret_cast<char *>(out.p);
+    a.total = a.n = total;
+    a.tiles = tiles;
+    std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + tiles)), 0);
+    words[0] = (unsigned long long)C;  // the next claim takes tile C
+    for (int64_t k = 0; k < C; ++k) {
+        const uint32_t aggregate = sums[(k + 1) * kWalkTile - 1] - (k ? sums[k * kWalkTile - 1] : 0u);
+        const bool inclusive = k == 0 || k == C - far;
+        words[kSectorWords * (1 + k)] =
+            inclusive ? published(sums[(k + 1) * kWalkTile - 1], kInclusive) : published(aggregate, kAggregate);
+    }
+    tscan_emu::launch(1, kStreamThreads, stream_kernel<TSCAN_UINT32, TSCAN_UINT32, false>, a, words.data());
+    const uint32_t *got = reinterpret_cast<const uint32_t *>(out.p);
+    for (int64_t i = C * kWalkTile; i < (C + 1) * kWalkTile; ++i)
+        cr_assert_eq(got[i], sums[i], "element %lld of tile %lld: %u, not %u", (long long)i, (long long)C, got[i], sums[i]);
+    cr_assert_eq(words[kSectorWords * (1 + C)], published(sums[(C + 1) * kWalkTile - 1], kInclusive),
+                 "tile %lld published 0x%llx", (long long)C, words[kSectorWords * (1 + C)]);
+}
+
+Test(emulated_stream, lanes_walk_across_windows_to_an_inclusive_prefix) {
+    const int64_t lanes = 4, C = 150, far = 100;  // windows of 256 / 4 = 64 tiles
+    const int64_t tile_rows = kWalkTile / lanes, tiles = C + 2, rows = tiles * tile_rows;
+    std::vector<uint32_t> x, sums;
+    walk_data(rows, lanes, x, sums, 7);
+    aligned_bytes in(rows * lanes * 4), out(rows * lanes * 4);
+    std::memcpy(in.p, x.data(), in.size);
+    std::memset(out.p, 0xa5, out.size);
+    lanes_args a = {};
+    a.in = reinterpret_cast<const char *>(in.p);
+    a.out = reinterpret_cast<char *>(out.p);
+    a.rows = a.n = rows;
+    a.lanes = (int)lanes;
+    a.tile_rows = tile_rows;
+    a.tiles = tiles;
+    a.status_words = (int)kSectorWords;  // 4 lanes of one 32-bit part: a sector a tile
+    a.aligned = true;
+    std::vector<unsigned long long> words((size_t)(kSectorWords + tiles * a.status_words), 0);
+    words[0] = (unsigned long long)C;
+    const auto row_sum = [&](int64_t r, int64_t l) { return r < 0 ? 0u : sums[r * lanes + l]; };
+    for (int64_t k = 0; k < C; ++k)
+        for (int64_t l = 0; l < lanes; ++l) {
+            const int64_t last = (k + 1) * tile_rows - 1;
+            const bool inclusive = k == 0 || k == C - far;
+            words[kSectorWords + k * a.status_words + l] =
+                inclusive ? published(row_sum(last, l), kInclusive)
+                          : published(row_sum(last, l) - row_sum(k * tile_rows - 1, l), kAggregate);
+        }
+    tscan_emu::launch(1, kStreamThreads, lanes_kernel<TSCAN_UINT32, TSCAN_UINT32, false>, a, words.data());
+    const uint32_t *got = reinterpret_cast<const uint32_t *>(out.p);
+    for (int64_t i = C * tile_rows * lanes; i < (C + 1) * tile_rows * lanes; ++i)
+        cr_assert_eq(got[i], sums[i], "element %lld of tile %lld: %u, not %u", (long long)i, (long long)C, got[i], sums[i]);
+    for (int64_t l = 0; l < lanes; ++l)
+        cr_assert_eq(words[kSectorWords + C * a.status_words + l],
+                     published(row_sum((C + 1) * tile_rows - 1, l), kInclusive), "tile %lld, lane %lld published 0x%llx",
+                     (long long)C, (long long)l, words[kSectorWords + C * a.status_words + l]);
+}
