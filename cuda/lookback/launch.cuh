@@ -11,7 +11,14 @@ namespace tscan {
 namespace {
 
 // A hint: fetch the line at p into L2 (no register written, nothing waited for).
-__device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+// (Device code only: tests/emulated compiles these kernels for the host, where it is a no-op.)
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+#ifdef __CUDA_ARCH__
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+    (void)p;
+#endif
+}
 
 // The scan kernel is launched as a programmatic dependent of clear_workspace: its blocks start
 // while the clear runs and wait here, at their start, for the clear to be done and visible.
@@ -26,6 +33,7 @@ __device__ __forceinline__ void wait_for_clear() {
 #endif
 }
 
+#ifdef __CUDACC__  // the clear and the launches: nvcc's alone (tests/emulated's host compiler has no <<< >>>)
 // Zeroes what a call reads before writing (workspace_plan::cleared, in words: the claim
 // counter first) and lets the scan kernel launch at once, rather than after a memset
 // (bench/NOTES.md, "Small problems").
@@ -68,6 +76,8 @@ tscan_status launch_after_clear(void (*kernel)(Params...), unsigned grid, int th
     TSCAN_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
     return TSCAN_SUCCESS;
 }
+
+#endif  // __CUDACC__
 
 }  // namespace
 }  // namespace tscan

@@ -4,10 +4,8 @@
 // Also compiled for the host by tests/emulated/, which runs it block by block on CPU threads.
 #pragma once
 
-#include "lookback/status.cuh"
-#ifndef TSCAN_HOST_EMULATION
 #include "lookback/launch.cuh"  // wait_for_clear
-#endif
+#include "lookback/status.cuh"
 
 namespace tscan {
 namespace {

@@ -95,6 +95,9 @@ template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) { return ::ts
 template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32) {
     return ::tscan_emu::exchange(v, (int)::tscan_emu::lane() - (int)d);
 }
+template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32) {
+    return ::tscan_emu::exchange(v, (int)(::tscan_emu::lane() ^ (unsigned)mask));
+}
 template <class T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32) {
     return ::tscan_emu::exchange(v, (int)::tscan_emu::lane() + (int)d);
 }

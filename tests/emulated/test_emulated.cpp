@@ -1,19 +1,14 @@
-// The stream kernel's own source (cuda/stream/kernel.cuh), compiled for the host and run on CPU
-// threads (simt.h), against tscan_scan_reference: every allowed dtype pair, both operators, both
+// Kernels' own source compiled for the host and run on CPU threads (simt.h), against
+// tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh) and the stream
+// kernels (cuda/stream/). For the stream: every allowed dtype pair, both operators, both
 // directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
 // Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
 // suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
 // +-1 with a few 2 and 0.5 for products), so every answer must match the reference bit for bit
 // whatever the order of association.
-#define TSCAN_HOST_EMULATION 1
 #include "simt.h"
 
-namespace tscan {
-namespace {
-inline void wait_for_clear() {}  // no programmatic launch to wait for: blocks run in order
-}  // namespace
-}  // namespace tscan
-
+#include "lookback/one_wave.cuh"
 #include "stream/kernel.cuh"
 #include "stream/lanes.cuh"
 
@@ -42,6 +37,15 @@ template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
     }
 };
 
+template <tscan_dtype D> struct emulated_one_wave_launch {
+    static constexpr tscan_dtype K = kernel_dtype(D);
+    static tscan_status run(const one_wave_plan &wave, bool prod, unsigned long long *words) {
+        if (prod) tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, true>, wave.a, wave.chunks, words);
+        else tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, false>, wave.a, wave.chunks, words);
+        return TSCAN_SUCCESS;
+    }
+};
+
 struct aligned_bytes {
     explicit aligned_bytes(size_t n) : size(n), p(static_cast<unsigned char *>(std::aligned_alloc(64, (n + 63) / 64 * 64))) {}
     ~aligned_bytes() { std::free(p); }
@@ -52,13 +56,23 @@ struct aligned_bytes {
 };
 
 // Random elements of dtype d whose float arithmetic stays exact (see the header).
+// Products: the running power of two of the whole buffer stays within 2^-20..2^20, so that every
+// product of a contiguous run (any scan's partial, in any association) stays within 2^-40..2^40
+// and never overflows the accumulator (a long random walk would, and then the order of
+// association decides between infinity and a number).
 void fill(tscan_dtype d, tscan_op op, unsigned char *p, int64_t count, std::mt19937_64 &rng) {
     const size_t size = tscan_dtype_size(d);
+    int exponent = 0;
     for (int64_t i = 0; i < count; ++i) {
         const uint64_t r = rng();
         float f;
-        if (op == TSCAN_OP_SUM) f = r % 29 == 0 ? -0.0f : (float)((int)(r % 9) - 4);
-        else f = r % 16 == 0 ? 2.0f : r % 16 == 1 ? 0.5f : (r >> 8) % 2 ? 1.0f : -1.0f;
+        if (op == TSCAN_OP_SUM) {
+            f = r % 29 == 0 ? -0.0f : (float)((int)(r % 9) - 4);
+        } else {
+            const bool up = r % 16 == 0 && exponent < 20, down = r % 16 == 1 && exponent > -20;
+            exponent += up - down;
+            f = up ? 2.0f : down ? 0.5f : (r >> 8) % 2 ? 1.0f : -1.0f;
+        }
         switch (d) {
         case TSCAN_FLOAT32: std::memcpy(p + i * 4, &f, 4); break;
         case TSCAN_FLOAT64: {
@@ -355,4 +369,47 @@ Test(emulated_stream, lanes_walk_across_windows_to_an_inclusive_prefix) {
         cr_assert_eq(words[kSectorWords + C * a.status_words + l],
                      published(row_sum((C + 1) * tile_rows - 1, l), kInclusive), "tile %lld, lane %lld published 0x%llx",
                      (long long)C, (long long)l, words[kSectorWords + C * a.status_words + l]);
+}
+
+// Lookback's one-wave kernel (AUTO's path for one to four short packed lines): every dtype, every
+// variant, one and three lines of two to five 16 KB tiles, the last one partial.
+Test(emulated_one_wave, every_dtype_and_variant) {
+    std::mt19937_64 rng(8);
+    for (int d = 0; d < TSCAN_DTYPE_COUNT; ++d) {
+        const tscan_dtype dtype = (tscan_dtype)d;
+        const size_t size = tscan_dtype_size(dtype);
+        const int64_t per_vector = 16 / (int64_t)size, tile = kWaveTileVectors * per_vector;
+        for (int v = 0; v < 8; ++v) {
+            const int64_t lines = v % 3 == 0 ? 3 : 1, n = tile * (1 + v % 4) + per_vector * (3 + v);
+            const int64_t total = lines * n, sizes[2] = {lines, n};
+            aligned_bytes in(total * size), out(total * size), want(total * size);
+            fill(dtype, v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, in.p, total, rng);
+            std::memset(out.p, 0xa5, out.size);
+            const tscan_scan_desc desc = {v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, 1,
+                                          v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0, TSCAN_ALGO_LOOKBACK};
+            tscan_tensor tin, tout, twant;
+            cr_assert_eq(tscan_tensor_init(&tin, in.p, dtype, 2, sizes, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&tout, out.p, dtype, 2, sizes, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&twant, want.p, dtype, 2, sizes, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS);
+            tscan_problem p;
+            cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+            tscan_problem_init(&p, &desc, &tin, &tout);
+            one_wave_plan wave;
+            bool takes = false;
+            switch (size) {
+            case 1: takes = make_one_wave_plan<uint8_t>(&p, &wave); break;
+            case 2: takes = make_one_wave_plan<uint16_t>(&p, &wave); break;
+            case 4: takes = make_one_wave_plan<uint32_t>(&p, &wave); break;
+            default: takes = make_one_wave_plan<uint64_t>(&p, &wave); break;
+            }
+            cr_assert(takes, "%s, %lld x %lld: no one-wave plan", tscan_dtype_name(dtype), (long long)lines, (long long)n);
+            std::vector<unsigned long long> words(4096 + (size_t)wave.tiles * 2, 0);  // one_wave_words, at most
+            dispatch_dtype<emulated_one_wave_launch>(dtype, wave, v & 1, words.data());
+            for (int64_t i = 0; i < total; ++i)
+                cr_assert(std::memcmp(out.p + i * size, want.p + i * size, size) == 0,
+                          "%s %s, %lld x %lld, variant %d: element %lld differs from the reference", tscan_op_name(desc.op),
+                          tscan_dtype_name(dtype), (long long)lines, (long long)n, v, (long long)i);
+        }
+    }
 }
