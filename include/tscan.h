@@ -83,7 +83,8 @@ typedef enum tscan_algo {
     TSCAN_ALGO_ROWS,       /* CUB warp/block scans: many contiguous lines, a warp or block per line */
     TSCAN_ALGO_COLUMNS,    /* one thread per line walking a strided axis, coalesced across lines */
     TSCAN_ALGO_LOOKBACK,   /* single pass, lines split across blocks, decoupled look-back between tiles */
-    TSCAN_ALGO_STREAM,     /* lines end to end as one flat stream of tiles, line starts resetting the scan */
+    TSCAN_ALGO_STREAM,     /* one flat stream of tiles: lines end to end (a line start resets the scan),
+                              or rows of a small inner extent (a running value per lane) */
     TSCAN_ALGO_COUNT
 } tscan_algo;
 
