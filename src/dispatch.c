@@ -20,10 +20,9 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
  * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline):
  * 1- and 2-byte elements count in the 32-bit words that lookback moves them in where their
  * layout packs; where it does not, lookback loads them one at a time. */
-tscan_algo tscan_choose_algo(const tscan_problem *p) {
-    const tscan_planning plan = tscan_planning_for_current_device();
-    const tscan_auto_policy *const t = plan.policy;
-    const int sms = plan.sm_count;
+tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
+    const tscan_auto_policy *const t = plan->policy;
+    const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
     tscan_strategy_outline lookback = {0, 0, 0};
     tscan_strategy_lookback.outline(p, &lookback);
@@ -100,10 +99,11 @@ static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_p
  * lookback goes to the strategy of that layout that widens: CUB for a few lines along a
  * contiguous input, rows for more of them, columns for a strided input axis. */
 static tscan_algo auto_algo(const tscan_problem *p) {
-    const tscan_algo chosen = tscan_choose_algo(p);
+    const tscan_planning plan = tscan_planning_for_current_device();
+    const tscan_algo chosen = tscan_choose_algo(p, &plan);
     if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
     if (llabs(p->in_step) > 1) return TSCAN_ALGO_COLUMNS;
-    return p->lines <= tscan_planning_for_current_device().policy->few_lines ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
+    return p->lines <= plan.policy->few_lines ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
 }
 
 /* The caller's choice; a NULL desc is refused by validation before it matters. */

@@ -231,8 +231,9 @@ extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
 extern const tscan_strategy tscan_strategy_stream;     /* cuda/stream.cu */
 
-/* The strategy that AUTO runs for p (src/dispatch.c); never TSCAN_ALGO_AUTO. */
-tscan_algo tscan_choose_algo(const tscan_problem *p);
+/* The strategy that AUTO's rules pick for p with the device's planning (src/dispatch.c); never
+ * TSCAN_ALGO_AUTO. */
+tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan);
 
 #ifdef __cplusplus
 }
