@@ -36,19 +36,19 @@ namespace {
 struct stream_plan {
     bool takes;
     bool lanes;
-    stream_args segments_args;
-    lanes_args lanes_args_;
-    int64_t tiles() const { return lanes ? lanes_args_.tiles : segments_args.tiles; }
+    stream_args segment_form;
+    lanes_args lanes_form;
+    int64_t tiles() const { return lanes ? lanes_form.tiles : segment_form.tiles; }
     // The workspace: the claim counter in a sector of its own, then each tile's status words.
     int64_t words() const {
-        return kSectorWords + (lanes ? lanes_args_.tiles * lanes_args_.status_words : segments_args.tiles * kSectorWords);
+        return kSectorWords + (lanes ? lanes_form.tiles * lanes_form.status_words : segment_form.tiles * kSectorWords);
     }
 };
 
 stream_plan plan_of(const tscan_problem *p) {
     stream_plan plan = {};
-    if (stream_layout(p, &plan.segments_args)) plan.takes = true;
-    else if (lanes_layout(p, &plan.lanes_args_)) plan.takes = plan.lanes = true;
+    if (stream_layout(p, &plan.segment_form)) plan.takes = true;
+    else if (lanes_layout(p, &plan.lanes_form)) plan.takes = plan.lanes = true;
     plan.takes = plan.takes && plan.tiles() <= INT_MAX;
     return plan;
 }
@@ -62,11 +62,11 @@ template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
         const unsigned grid = (unsigned)plan.tiles();
         if (plan.lanes) {
             const auto kernel = prod ? lanes_kernel<In, Out, true> : lanes_kernel<In, Out, false>;
-            return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.lanes_args_,
+            return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.lanes_form,
                                       words);
         }
         const auto kernel = prod ? stream_kernel<In, Out, true> : stream_kernel<In, Out, false>;
-        return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.segments_args,
+        return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.segment_form,
                                   words);
     }
 };

@@ -164,32 +164,30 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
         const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
         const int64_t m = lo + (a.reverse ? vectors - 1 - L : L) * kPer;
         first[i] = m;
-        if (a.gather) {
-            // Output elements m .. m + kPer - 1, from their lines' own places in the input.
-            int64_t line = m >= lo && m < hi ? m / a.n : 0, k = m - line * a.n;
-            int64_t line_at = gathered_line_offset(a.lines, line);
+        if (!a.gather && m >= lo && m + kPer <= hi) {
+            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + m), a.reverse);
+        } else {
+            // Element by element: a gathered input (output elements m .. m + kPer - 1 from their
+            // lines' own places in the input), or the stream's partial end or past it, where
+            // what is missing reads as zeros. In the partial vector those sit after the stream's
+            // last element, or (decreasing) before its first start; vectors past the tile's last
+            // are left out of the scan below.
+            int64_t line = 0, k = 0, line_at = 0;
+            if (a.gather) {
+                line = m >= lo && m < hi ? m / a.n : 0;
+                k = m - line * a.n;
+                line_at = gathered_line_offset(a.lines, line);
+            }
 #pragma unroll
             for (int e = 0; e < kPer; ++e) {
                 const bool present = m >= lo && m + e < hi;
-                const TI x = present ? in[line_at + k] : TI{};
+                const TI x = present ? in[a.gather ? line_at + k : m + e] : TI{};
                 if (a.reverse) items.set(i * kPer + kPer - 1 - e, x);
                 else items.set(i * kPer + e, x);
-                if (present && ++k == a.n && m + e + 1 < hi) {
+                if (a.gather && present && ++k == a.n && m + e + 1 < hi) {
                     k = 0;
                     line_at = gathered_line_offset(a.lines, ++line);
                 }
-            }
-        } else if (m >= lo && m + kPer <= hi) {
-            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + m), a.reverse);
-        } else {
-            // The stream's partial end, or past it: what is missing reads as zeros. In the
-            // partial vector they sit after the stream's last element, or (decreasing) before its
-            // first start; vectors past the tile's last are left out of the scan below.
-#pragma unroll
-            for (int e = 0; e < kPer; ++e) {
-                const TI x = m + e < hi && m >= lo ? in[m + e] : TI{};
-                if (a.reverse) items.set(i * kPer + kPer - 1 - e, x);
-                else items.set(i * kPer + e, x);
             }
         }
     }

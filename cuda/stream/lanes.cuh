@@ -45,15 +45,15 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     a->rows = p->n * (p->lines / lanes);
     a->n = p->n;
     a->lanes = (int)lanes;
-    // Rows a tile: about 16 KB of input, in steps that keep every tile's start on the 16-byte grid.
+    // Rows a tile: about 16 KB of input, in steps that keep every tile's start on the 16-byte grid
+    // (a step is at most 16 rows, and 16 KB hold at least 32 rows of kMaxLanes 8-byte elements).
     int64_t step = 1;
     while (step * lanes * (int64_t)in_size % 16 != 0) ++step;
-    const int64_t fit = stream_tile_elements(in_size) / lanes;
-    a->tile_rows = fit >= step ? fit / step * step : fit;
+    a->tile_rows = stream_tile_elements(in_size) / lanes / step * step;
     a->tiles = (a->rows + a->tile_rows - 1) / a->tile_rows;
     const int64_t parts = p->out_elem_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
     a->status_words = (int)((lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
-    a->aligned = fit >= step && (uintptr_t)p->in % 16 == 0;
+    a->aligned = (uintptr_t)p->in % 16 == 0;
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     return true;
@@ -93,15 +93,16 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     TO *const out = reinterpret_cast<TO *>(a.out);
     TI *const raw = reinterpret_cast<TI *>(s_raw);
     {
+        // Whole 16-byte vectors where the base is aligned, then the rest element by element.
         const int64_t first = lo * lanes, elements = count * lanes;
+        int64_t vectored = 0;
         if (a.aligned) {
             const uint4 *const from = reinterpret_cast<const uint4 *>(in + first);
             const int64_t whole = elements * (int64_t)sizeof(TI) / 16;
             for (int64_t v = t; v < whole; v += kStreamThreads) s_raw[v] = from[v];
-            for (int64_t e = whole * 16 / (int64_t)sizeof(TI) + t; e < elements; e += kStreamThreads) raw[e] = in[first + e];
-        } else {
-            for (int64_t e = t; e < elements; e += kStreamThreads) raw[e] = in[first + e];
+            vectored = whole * 16 / (int64_t)sizeof(TI);
         }
+        for (int64_t e = vectored + t; e < elements; e += kStreamThreads) raw[e] = in[first + e];
     }
     __syncthreads();
 
