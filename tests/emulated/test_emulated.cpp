@@ -39,9 +39,10 @@ template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
 
 template <tscan_dtype D> struct emulated_one_wave_launch {
     static constexpr tscan_dtype K = kernel_dtype(D);
-    static tscan_status run(const one_wave_plan &wave, bool prod, unsigned long long *words) {
-        if (prod) tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, true>, wave.a, wave.chunks, words);
-        else tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, false>, wave.a, wave.chunks, words);
+    static tscan_status run(const one_wave_plan &wave, bool prod) {
+        std::vector<unsigned long long> words((size_t)one_wave_words<typename dtype_traits<K>::A>(wave), 0);
+        if (prod) tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, true>, wave.a, wave.chunks, words.data());
+        else tscan_emu::launch((unsigned)wave.tiles, kWaveThreads, one_wave_kernel<K, false>, wave.a, wave.chunks, words.data());
         return TSCAN_SUCCESS;
     }
 };
@@ -404,8 +405,7 @@ Test(emulated_one_wave, every_dtype_and_variant) {
             default: takes = make_one_wave_plan<uint64_t>(&p, &wave); break;
             }
             cr_assert(takes, "%s, %lld x %lld: no one-wave plan", tscan_dtype_name(dtype), (long long)lines, (long long)n);
-            std::vector<unsigned long long> words(4096 + (size_t)wave.tiles * 2, 0);  // one_wave_words, at most
-            dispatch_dtype<emulated_one_wave_launch>(dtype, wave, v & 1, words.data());
+            dispatch_dtype<emulated_one_wave_launch>(dtype, wave, (v & 1) != 0);
             for (int64_t i = 0; i < total; ++i)
                 cr_assert(std::memcmp(out.p + i * size, want.p + i * size, size) == 0,
                           "%s %s, %lld x %lld, variant %d: element %lld differs from the reference", tscan_op_name(desc.op),
