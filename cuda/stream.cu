@@ -74,10 +74,9 @@ template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
 tscan_status check(const tscan_problem *p) {
     if (!plan_of(p).takes)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "stream takes a contiguous axis whose output lines lie end to end from a 16-byte aligned "
-                          "base, or a packed block with an inner extent of 2 to %d along the axis (input step %lld, "
-                          "output step %lld, output at %p)",
-                          kMaxLanes, (long long)p->in_step, (long long)p->out_step, (void *)p->out);
+                          "stream takes a contiguous axis whose output lines lie end to end, or a packed block "
+                          "with an inner extent of 2 to %d along the axis (input step %lld, output step %lld)",
+                          kMaxLanes, (long long)p->in_step, (long long)p->out_step);
     return TSCAN_SUCCESS;
 }
 

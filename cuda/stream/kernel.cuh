@@ -15,23 +15,29 @@ namespace {
 constexpr int kStreamThreads = kernel_policy::stream_threads;
 constexpr int kStreamWarps = kStreamThreads / 32;
 constexpr int kStreamVectors = kernel_policy::stream_vectors;
+// Blocks an SM holds at least (64 registers a thread): fewer left DRAM reads too few in flight.
+constexpr int kStreamBlocksPerSm = 4;
 constexpr int64_t kStreamTileVectors = (int64_t)kStreamThreads * kStreamVectors;
 // Elements a tile: 16 KB of input.
 constexpr int64_t stream_tile_elements(size_t in_elem_size) { return kStreamTileVectors * (16 / (int64_t)in_elem_size); }
 
 // The request as the stream kernel sees it: `total` elements from `in` and `out` (their lowest
-// addresses), lines of n elements end to end, scanned backwards when `reverse`.
+// addresses), lines of n elements end to end, scanned backwards when `reverse`. Tiles and
+// vectors are laid on the output's 16-byte grid: memory position v is element v - head, the
+// first `head` positions (the output's misalignment, in elements) being empty.
 struct stream_args {
     const char *in;
     char *out;
     int64_t total;
+    int64_t head;
     int64_t n;
     int64_t tiles;
     bool reverse;
     bool exclusive;
     // An input whose lines do not lie end to end as the output's do (a padded pitch, a slice, a
-    // broadcast) or is not aligned: each line read from its own offset (lines.in_strides), one
-    // element at a time, into the same registers. The output stays one aligned stream.
+    // broadcast) or is not aligned as the output is: each line read from its own offset
+    // (lines.in_strides), one element at a time, into the same registers. The output stays
+    // one stream of aligned vectors.
     bool gather;
     batch_map lines;
 };
@@ -51,12 +57,12 @@ __device__ TSCAN_OUT_OF_LINE int64_t gathered_line_offset(const batch_map &lines
 }
 
 // The layout the stream takes: an output whose lines lie end to end (its batch dimensions
-// packed row-major, lines n apart) from a 16-byte aligned base, read and written forward with
-// unit steps. An input laid out the same way and aligned is read as one stream too; any other
-// input with a unit step along the axis is gathered line by line (stream_args::gather).
+// packed row-major, lines n apart), read and written forward with unit steps. An input laid
+// out the same way, as far off the 16-byte grid as the output, is read as one stream too; any
+// other input with a unit step along the axis is gathered line by line (stream_args::gather).
 bool stream_layout(const tscan_problem *p, stream_args *a) {
     // (Lines of one element take no step: any step is unit.)
-    if ((p->n > 1 && (p->in_step != 1 || p->out_step != 1)) || (uintptr_t)p->out % 16 != 0) return false;
+    if (p->n > 1 && (p->in_step != 1 || p->out_step != 1)) return false;
     int64_t packed = p->n;
     for (int d = (int)p->batch_ndim - 1; d >= 0; --d) {
         if (p->out_batch_strides[d] != packed) return false;
@@ -65,12 +71,13 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->in = p->in;
     a->out = p->out;
     a->total = p->n * p->lines;
+    a->head = (int64_t)((uintptr_t)p->out % 16 / p->out_elem_size);  // validation: element-aligned
     a->n = p->n;
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     const int64_t tile = stream_tile_elements(p->elem_size);
-    a->tiles = (a->total + tile - 1) / tile;
-    a->gather = (uintptr_t)p->in % 16 != 0;
+    a->tiles = (a->head + a->total + tile - 1) / tile;
+    a->gather = ((uintptr_t)p->in - (uintptr_t)a->head * p->elem_size) % 16 != 0;
     a->lines.ndim = (int)p->batch_ndim;
     for (int d = 0; d < TSCAN_MAX_DIMS - 1; ++d) {
         const bool used = d < (int)p->batch_ndim;
@@ -128,7 +135,7 @@ template <int Parts> __device__ __forceinline__ void wait_for_words(unsigned lon
 // registers: the first reduces each vector into a segment, which shuffles and the look-back turn
 // into the value running into it; the second rescans the vector from that value and stores.
 template <tscan_dtype In, tscan_dtype Out, bool Prod>
-__global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_constant__ stream_args a, unsigned long long *words) {
+__global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_kernel(const __grid_constant__ stream_args a, unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
@@ -148,47 +155,54 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
 
     // The memory tile [lo, hi) and where its logical start sits in the scan.
     const int64_t j = a.reverse ? a.tiles - 1 - c : c;
-    const int64_t lo = j * kTile, hi = min(lo + kTile, a.total);
+    const int64_t end = a.head + a.total;  // memory positions [head, end) hold the elements
+    const int64_t lo = j * kTile, hi = min(lo + kTile, end);
     const int64_t vectors = (hi - lo + kPer - 1) / kPer;  // memory vectors, the last maybe partial
     // Logical element e of logical vector L is scan position base + L * kPer + e: a decreasing
     // scan's partial vector puts its missing elements first, at negative positions.
-    const int64_t base = a.reverse ? a.total - hi - (vectors * kPer - (hi - lo)) : lo;
+    const int64_t base = a.reverse ? end - hi - (vectors * kPer - (hi - lo)) : lo - a.head;
     const int64_t base_mod = ((base % a.n) + a.n) % a.n;
 
     const TI *const in = reinterpret_cast<const TI *>(a.in);
     TO *const out = reinterpret_cast<TO *>(a.out);
     item_pack<TI, kStreamVectors * kPer> items{};  // set() keeps a word's other elements: start them defined
-    int64_t first[kStreamVectors];  // memory element of each vector's lowest address
+    // Memory element of the lowest address of the thread's logical vector i (recomputed where
+    // needed rather than kept: registers decide how many blocks an SM holds).
+    const auto first = [&](int i) {
+        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
+        return lo + (a.reverse ? vectors - 1 - L : L) * kPer;
+    };
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
-        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
-        const int64_t m = lo + (a.reverse ? vectors - 1 - L : L) * kPer;
-        first[i] = m;
-        if (!a.gather && m >= lo && m + kPer <= hi) {
-            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + m), a.reverse);
+        const int64_t m = first(i);
+        if (!a.gather && m >= lo && m >= a.head && m + kPer <= hi) {
+            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + (m - a.head)), a.reverse);
         } else {
-            // Element by element: a gathered input (output elements m .. m + kPer - 1 from their
-            // lines' own places in the input), or the stream's partial end or past it, where
-            // what is missing reads as zeros. In the partial vector those sit after the stream's
-            // last element, or (decreasing) before its first start; vectors past the tile's last
-            // are left out of the scan below.
+            // Element by element: a gathered input (output elements m - head .. from their
+            // lines' own places in the input), or the stream's partial ends or past them, where
+            // what is missing reads as zeros. In a partial vector those sit before the stream's
+            // first start or after its last element, in either direction; vectors past the
+            // tile's last are left out of the scan below. Built in memory order and then placed as a loaded
+            // vector is, so that every index into items is a constant: one that is not puts all
+            // of items in local memory (it did, for float32: bench/NOTES.md, "Stream").
             int64_t line = 0, k = 0, line_at = 0;
-            if (a.gather) {
-                line = m >= lo && m < hi ? m / a.n : 0;
-                k = m - line * a.n;
+            if (a.gather) {  // the line and place of the vector's first present element
+                const int64_t first_present = (m > a.head ? m : a.head) - a.head;
+                line = m >= lo && m < hi ? first_present / a.n : 0;
+                k = first_present - line * a.n;
                 line_at = gathered_line_offset(a.lines, line);
             }
+            item_pack<TI, kPer> vector{};
 #pragma unroll
             for (int e = 0; e < kPer; ++e) {
-                const bool present = m >= lo && m + e < hi;
-                const TI x = present ? in[a.gather ? line_at + k : m + e] : TI{};
-                if (a.reverse) items.set(i * kPer + kPer - 1 - e, x);
-                else items.set(i * kPer + e, x);
+                const bool present = m >= lo && m + e >= a.head && m + e < hi;
+                vector.set(e, present ? in[a.gather ? line_at + k : m + e - a.head] : TI{});
                 if (a.gather && present && ++k == a.n && m + e + 1 < hi) {
                     k = 0;
                     line_at = gathered_line_offset(a.lines, ++line);
                 }
             }
+            items.set_vector(i, vector.vector(0, false), a.reverse);
         }
     }
     __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
@@ -242,7 +256,6 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
     // The block: each warp's place, and the tile's segment.
     __shared__ A s_value[kStreamWarps];
     __shared__ int s_starts[kStreamWarps];
-    __shared__ A s_prefix;
     if (lane == 0) {
         s_value[warp] = warp_total.value;
         s_starts[warp] = warp_total.starts;
@@ -260,15 +273,19 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
     unsigned long long *const mine = statuses + c * kSectorWords;
     const bool has_successor = c + 1 < a.tiles;
     if (t == 0 && has_successor) publish_words(mine, tile.value, tile.starts ? kInclusive : kAggregate);
-    // The tile's first element starts a line: nothing before it is needed.
+    // The tile's first element starts a line: nothing before it is needed. Else the whole block
+    // looks back, thread t reading tile next - t: windows of kStreamThreads tiles until an
+    // inclusive prefix, nearest first. (Each round is a round trip to L2; at one warp's 32
+    // tiles, 512 KB of input a round, a long line's chain could not keep up with DRAM.)
     const bool needs_prefix = c > 0 && base_mod != 0;
-    if (warp == 0 && needs_prefix) {
-        // Lane l reads tile next - l; windows of 32 until an inclusive prefix, nearest first.
-        A prefix = op.neutral();
-        for (int64_t next = c - 1;; next -= 32) {
-            const int64_t k = next - lane;
+    A prefix = op.neutral();
+    if (needs_prefix) {
+        __shared__ A s_round[kStreamWarps];
+        __shared__ int s_found[kStreamWarps];
+        for (int64_t next = c - 1;; next -= kStreamThreads) {
+            const int64_t k = next - t;
             unsigned long long w[kParts];
-            bool inclusive = true;
+            bool inclusive = true;  // before the first tile: nothing more to read
             A value = op.neutral();
             if (k >= 0) {
                 wait_for_words(statuses + k * kSectorWords, w);
@@ -278,22 +295,33 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
             const unsigned found = __ballot_sync(kFullMask, inclusive);
             const int stop = found ? __ffs(found) - 1 : 32;
             if (lane > stop) value = op.neutral();
-            // In scan order: the farther tile (the higher lane) first.
+            // The warp's tiles in scan order (the higher lane, the farther tile, first) into lane 0.
 #pragma unroll
             for (int d = 1; d < 32; d *= 2) {
                 const A farther = __shfl_down_sync(kFullMask, value, d);
                 if (lane + d < 32) value = op(farther, value);
             }
-            prefix = op(__shfl_sync(kFullMask, value, 0), prefix);
-            if (found) break;
+            if (lane == 0) {
+                s_round[warp] = value;
+                s_found[warp] = found != 0;
+            }
+            __syncthreads();
+            // The window: warps nearest first, up to the first that found an inclusive prefix.
+            A window = op.neutral();
+            bool done = false;
+#pragma unroll
+            for (int v = 0; v < kStreamWarps; ++v) {
+                if (!done) {
+                    window = op(s_round[v], window);
+                    done = s_found[v] != 0;
+                }
+            }
+            prefix = op(window, prefix);
+            __syncthreads();  // this round's reads before the next round's writes
+            if (done) break;
         }
-        if (lane == 0) {
-            s_prefix = prefix;
-            if (has_successor && !tile.starts) publish_words(mine, op(prefix, tile.value), kInclusive);
-        }
+        if (t == 0 && has_successor && !tile.starts) publish_words(mine, op(prefix, tile.value), kInclusive);
     }
-    __syncthreads();
-    const A prefix = needs_prefix ? s_prefix : op.neutral();
 
     // Pass 2: each vector rescanned from the value running into it, then stored.
 #pragma unroll
@@ -313,9 +341,9 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
             running = next;
             --left;
         }
-        const int64_t m = first[i];
-        if (m >= lo && m + kPer <= hi) {
-            uint4 *const to = reinterpret_cast<uint4 *>(out + m);
+        const int64_t m = first(i);
+        if (m >= lo && m >= a.head && m + kPer <= hi) {
+            uint4 *const to = reinterpret_cast<uint4 *>(out + (m - a.head));
             if (a.reverse) {
 #pragma unroll
                 for (int o = 0; o < kOutVectors; ++o) to[o] = result.vector(kOutVectors - 1 - o, true);
@@ -327,7 +355,7 @@ __global__ void __launch_bounds__(kStreamThreads) stream_kernel(const __grid_con
 #pragma unroll
             for (int e = 0; e < kPer; ++e) {
                 const int64_t at = m + (a.reverse ? kPer - 1 - e : e);
-                if (at < hi) out[at] = result.get(e);
+                if (at >= a.head && at < hi) out[at - a.head] = result.get(e);
             }
         }
     }

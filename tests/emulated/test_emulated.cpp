@@ -98,7 +98,7 @@ void fill(tscan_dtype d, tscan_op op, unsigned char *p, int64_t count, std::mt19
 
 // The input is a view of `lines` lines of n elements, line b at b * pitch + offset elements
 // (pitch n: packed; larger: padded or sliced; 0: broadcast; an offset misaligns it); the
-// output is packed.
+// output is packed, out_offset elements past a 16-byte boundary.
 struct emulated_case {
     tscan_dtype in, out;
     tscan_op op;
@@ -108,13 +108,16 @@ struct emulated_case {
     int64_t pitch = -1;  // -1: n
     int64_t offset = 0;
     int64_t lanes = 1;   // > 1: a packed (lines, n, lanes) block scanned along n (the lanes form)
+    int64_t out_offset = 0;
 };
 
 std::string describe(const emulated_case &c) {
     char text[200];
-    std::snprintf(text, sizeof text, "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld), %s, %s",
+    std::snprintf(text, sizeof text,
+                  "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld; output offset %lld), %s, %s",
                   tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
                   (long long)c.n, (long long)c.lanes, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
+                  (long long)c.out_offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
 }
@@ -125,9 +128,10 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
     const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
     const int64_t in_count = c.lanes > 1 ? total : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
-    aligned_bytes in(in_count * in_size), out(total * out_size), want(total * out_size);
+    aligned_bytes in(in_count * in_size), out_buffer((c.out_offset + total) * out_size), want(total * out_size);
     fill(c.in, c.op, in.p, in_count, rng);
-    std::memset(out.p, 0xa5, out.size);  // poison: every element must be written
+    std::memset(out_buffer.p, 0xa5, out_buffer.size);  // poison: every element must be written, none before
+    unsigned char *const out = out_buffer.p + c.out_offset * out_size;
 
     const int64_t sizes[3] = {c.lines, c.n, c.lanes}, in_strides[3] = {pitch, 1, 0};
     const uint32_t ndim = c.lanes > 1 ? 3 : 2;
@@ -135,7 +139,7 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
     const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
     cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes, c.lanes > 1 ? nullptr : in_strides),
                  TSCAN_SUCCESS);
-    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s: %s", describe(c).c_str(), tscan_last_error());
 
@@ -153,15 +157,20 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
     } else {
         stream_args a;
         cr_assert(stream_layout(&p, &a), "%s: stream declines its layout", describe(c).c_str());
-        cr_assert_eq(a.gather, c.offset * in_size % 16 != 0 || (c.lines > 1 && pitch != c.n), "%s: gather %d",
-                     describe(c).c_str(), (int)a.gather);
+        const int64_t head = c.out_offset * (int64_t)out_size % 16 / (int64_t)out_size;  // the output's misalignment
+        const bool off_grid = ((c.offset - head) * (int64_t)in_size % 16 + 16) % 16 != 0;
+        cr_assert_eq(a.gather, off_grid || (c.lines > 1 && pitch != c.n), "%s: gather %d", describe(c).c_str(),
+                     (int)a.gather);
         std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
         cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
     }
+    for (int64_t i = 0; i < c.out_offset * (int64_t)out_size; ++i)
+        cr_assert_eq(out_buffer.p[i], 0xa5, "%s: byte %lld before the output was written", describe(c).c_str(),
+                     (long long)(i - c.out_offset * (int64_t)out_size));
     for (int64_t i = 0; i < total; ++i)
-        if (std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) != 0) {
+        if (std::memcmp(out + i * out_size, want.p + i * out_size, out_size) != 0) {
             *got = *expected = 0;
-            std::memcpy(got, out.p + i * out_size, out_size);
+            std::memcpy(got, out + i * out_size, out_size);
             std::memcpy(expected, want.p + i * out_size, out_size);
             return i;
         }
@@ -258,6 +267,35 @@ Test(emulated_stream, every_input_layout_gathered_or_not) {
     }
 }
 
+// Outputs off the 16-byte grid (by every whole element a vector holds): the tiles and vectors
+// shift with the output, the first `head` places empty; an input as far off the grid reads as
+// vectors, one aligned or otherwise off is gathered; a padded input is gathered either way.
+Test(emulated_stream, every_output_offset) {
+    std::mt19937_64 rng(8);
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT16, TSCAN_FLOAT16},
+                                    {TSCAN_FLOAT32, TSCAN_FLOAT32}, {TSCAN_FLOAT64, TSCAN_FLOAT64},
+                                    {TSCAN_UINT8, TSCAN_INT32}, {TSCAN_FLOAT16, TSCAN_FLOAT32}};
+    for (const auto &pair : pairs) {
+        const int64_t out_per_vector = 16 / (int64_t)tscan_dtype_size(pair[1]);
+        const int64_t tile = stream_tile_elements(tscan_dtype_size(pair[0]));
+        int pick = 0;
+        for (int64_t out_offset = 1; out_offset < std::max<int64_t>(out_per_vector, 2); ++out_offset) {
+            const int64_t n = line_length(pick++, tile);
+            const int64_t lines = std::max<int64_t>(1, (2 * tile + tile / 2) / n);
+            const int64_t in_offsets[] = {out_offset, 0, out_offset};
+            const int64_t pitches[] = {n, n, n + 1};
+            for (int l = 0; l < 3; ++l)
+                for (int v : {0, 3, 6, 5}) {
+                    emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
+                                       v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0, pitches[l],
+                                       in_offsets[l]};
+                    c.out_offset = out_offset;
+                    check(c, rng);
+                }
+        }
+    }
+}
+
 // The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
 // even, a warp's and more), lines shorter than a tile's rows and longer, one tile or several.
 Test(emulated_stream, lanes_every_inner_extent) {
@@ -284,7 +322,7 @@ Test(emulated_stream, lanes_every_inner_extent) {
 // The look-back itself: blocks that run one after another only ever find their predecessor
 // done, so here one block scans tile C of a uint32 sum whose earlier tiles have published only
 // their aggregates, but for tile 0 and one tile `far` tiles back (inclusive prefixes), as
-// blocks still running would leave them. The walk must cross its windows (32 tiles for the
+// blocks still running would leave them. The walk must cross its windows (256 tiles for the
 // segment form, 256 / I for the lanes form), stop at that inclusive prefix, get tile C right
 // and publish tile C's own inclusive prefix.
 namespace {
@@ -307,7 +345,7 @@ void walk_data(int64_t rows, int64_t lanes, std::vector<uint32_t> &x, std::vecto
 }  // namespace
 
 Test(emulated_stream, segment_walk_across_windows_to_an_inclusive_prefix) {
-    const int64_t C = 70, far = 40, tiles = C + 2, total = tiles * kWalkTile;
+    const int64_t C = 700, far = 400, tiles = C + 2, total = tiles * kWalkTile;
     std::vector<uint32_t> x, sums;
     walk_data(total, 1, x, sums, 6);
     aligned_bytes in(total * 4), out(total * 4);
