@@ -45,13 +45,15 @@ constexpr int64_t max_blocks_per_sm = kernel_policy::rows_max_blocks_per_sm;
 // flight per thread for every element size) up to 64 bytes of accumulators; in a block, about
 // 64 bytes of accumulators; so that a thread keeps a few independent loads in flight without
 // spilling.
+constexpr int group_items_for(int elem_size, int accumulator_size) {
+    const int vec = 16 / elem_size, in_items = 32 / elem_size < 64 / accumulator_size ? 32 / elem_size : 64 / accumulator_size;
+    return in_items > vec ? in_items : vec;
+}
 template <tscan_dtype D> struct row_geometry {
     using T = typename dtype_traits<D>::T;
     using A = typename dtype_traits<D>::A;
     static constexpr int vec = 16 / (int)sizeof(T);  // elements per 16-byte vector
-    static constexpr int in_items =
-        32 / (int)sizeof(T) < 64 / (int)sizeof(A) ? 32 / (int)sizeof(T) : 64 / (int)sizeof(A);
-    static constexpr int group_items = in_items > vec ? in_items : vec;
+    static constexpr int group_items = group_items_for((int)sizeof(T), (int)sizeof(A));
     static constexpr int block_items = 64 / (int)sizeof(A) > vec ? 64 / (int)sizeof(A) : vec;
 };
 
@@ -424,10 +426,19 @@ tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream)
     return dispatch_dtype<rows_entry>(p->out_dtype, p, stream);
 }
 
+// What AUTO may know of rows' way with p: the consecutive elements a thread of a group holds.
+template <tscan_dtype D> struct thread_items_of {
+    static tscan_status run(tscan_strategy_outline *o) {
+        o->thread_items = group_items_for((int)sizeof(typename dtype_traits<D>::T), (int)sizeof(typename dtype_traits<D>::A));
+        return TSCAN_SUCCESS;
+    }
+};
+void outline(const tscan_problem *p, tscan_strategy_outline *o) { dispatch_dtype<thread_items_of>(p->dtype, o); }
+
 }  // namespace
 }  // namespace tscan
 
 // Every layout and every allowed pair of dtypes: unit steps take the vector path, any other
 // stride or a narrower input the element path.
 extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::takes_every_layout,
-                                                       tscan::no_workspace, tscan::launch, nullptr};
+                                                       tscan::no_workspace, tscan::launch, tscan::outline};

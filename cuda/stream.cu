@@ -96,8 +96,11 @@ tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_
     return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, plan, p->op == TSCAN_OP_PROD, workspace, stream);
 }
 
+// What AUTO may know of the stream's way with p: whether either form takes its layout.
+void outline(const tscan_problem *p, tscan_strategy_outline *o) { o->takes_layout = plan_of(p).takes; }
+
 }  // namespace
 }  // namespace tscan
 
 extern "C" const tscan_strategy tscan_strategy_stream = {TSCAN_ALGO_STREAM, tscan::check, tscan::workspace_size,
-                                                         tscan::launch, nullptr};
+                                                         tscan::launch, tscan::outline};

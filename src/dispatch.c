@@ -24,8 +24,10 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
-    tscan_strategy_outline lookback = {0, 0, 0};
+    tscan_strategy_outline lookback = {0, 0, 0, 0, 0}, stream = {0, 0, 0, 0, 0}, rows = {0, 0, 0, 0, 0};
     tscan_strategy_lookback.outline(p, &lookback);
+    tscan_strategy_stream.outline(p, &stream);
+    tscan_strategy_rows.outline(p, &rows);
     const int words = small && lookback.packs_small_elements;
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
     const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
@@ -35,7 +37,10 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
     if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= t->transposed_min_lines &&
         p->n >= t->transposed_min_n)
         return TSCAN_ALGO_LOOKBACK;
-    if (llabs(p->out_step) == 1 || llabs(p->in_step) <= 1) {
+    /* Output lines along memory: the line kernels' family. (An input read along memory into
+     * an output written across it is the strided axis's problem: a line kernel would store
+     * every element to its own sector; bench/NOTES.md §3.1.) */
+    if (llabs(p->out_step) == 1) {
         /* One to four long lines. CUB's tuned sum (forward, unit strides, 4- and 8-byte types)
          * leads up to 2^20 elements of 4-byte types and 2^21 of 8-byte ones; lookback's line
          * chunks lead beyond, and always lead CUB's generic policy (products, decreasing,
@@ -58,6 +63,16 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
          * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
          * many lines of whole 32 KB tiles of 2- to 8-byte elements (no tile partly empty; half
          * a tile a line loses badly). */
+        /* Many short lines. rows gives each line a power-of-two group of threads, each holding
+         * rows.thread_items consecutive elements: a line of another length idles part of its
+         * group, which the smallest lines and elements feel most. Lines of a few elements take
+         * columns' thread a line; lines of 1-2-byte elements that fill no power of two of
+         * threads take stream, whose rate does not depend on the line (bench/NOTES.md §3.1). */
+        const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
+        if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes) return TSCAN_ALGO_COLUMNS;
+        const int fills_threads = p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
+        if (small && stream.takes_layout && line_bytes < t->stream_short_line_bytes && !fills_threads)
+            return TSCAN_ALGO_STREAM;
         const int many_lines = p->lines >= t->many_lines;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
          * idle, and lookback's single elements split them across blocks instead. */
@@ -79,7 +94,12 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
                              llabs(p->out_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && p->n >= t->wide_lookback_min_n && rows_aligned;
-    if (p->n <= t->columns_max_n || (p->lines >= t->columns_from_lines && !lookback_many)) return TSCAN_ALGO_COLUMNS;
+    if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
+    /* A long axis over a narrow packed block (inner extent 2 to 64) of 4- and 8-byte elements:
+     * columns runs a thread down each line and lookback chains each column; stream's lanes
+     * form moves whole rows of the block, 16 KB a tile. */
+    if (!small && p->n >= t->lanes_min_n && stream.takes_layout) return TSCAN_ALGO_STREAM;
+    if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }
 
@@ -96,14 +116,15 @@ static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_p
 }
 
 /* AUTO's strategy for p: tscan_choose_algo's, except that a wider output that it would send to
- * lookback goes to the strategy of that layout that widens: CUB for a few lines along a
- * contiguous input, rows for more of them, columns for a strided input axis. */
+ * lookback goes to the strategy of that layout that widens: CUB for a few lines, whatever
+ * their stride (columns would run a line on one thread), columns for more along a strided
+ * axis, rows for more along a contiguous one. */
 static tscan_algo auto_algo(const tscan_problem *p) {
     const tscan_planning plan = tscan_planning_for_current_device();
     const tscan_algo chosen = tscan_choose_algo(p, &plan);
     if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
-    if (llabs(p->in_step) > 1) return TSCAN_ALGO_COLUMNS;
-    return p->lines <= plan.policy->few_lines ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_ROWS;
+    if (p->lines <= plan.policy->few_lines) return TSCAN_ALGO_CUB_DEVICE;
+    return llabs(p->in_step) > 1 ? TSCAN_ALGO_COLUMNS : TSCAN_ALGO_ROWS;
 }
 
 /* The caller's choice; a NULL desc is refused by validation before it matters. */

@@ -186,6 +186,10 @@ typedef struct tscan_auto_policy {
     int64_t packed_lookback_below_lines; /* packed small elements: lookback below this many lines */
     int64_t wide_lookback_min_n;         /* 4-8-byte strided axes: lookback from this length ... */
     int row_alignment_bytes;             /* ... with rows a multiple of this apart */
+    int64_t columns_short_line_n;        /* many contiguous lines this short (elements) ... */
+    int64_t columns_short_line_bytes;    /* ... and bytes go to columns, a thread a line */
+    int64_t stream_short_line_bytes;     /* many lines of 1-2-byte elements shorter than this: stream */
+    int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
@@ -210,6 +214,8 @@ typedef struct tscan_strategy_outline {
     int packs_small_elements; /* 1- and 2-byte elements move several to a slot (the layout packs) */
     int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
+    int takes_layout;         /* stream: its check would accept p's layout (lines end to end, or lanes) */
+    int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
 } tscan_strategy_outline;
 
 /* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through

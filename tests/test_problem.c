@@ -379,7 +379,7 @@ Test(lookback_words, a_transposed_input_packs_where_lines_and_lengths_allow) {
         tscan_problem p;
         cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
         tscan_problem_init(&p, &desc, &in, &out);
-        tscan_strategy_outline outline = {0, 0, 0};
+        tscan_strategy_outline outline = {0, 0, 0, 0, 0};
         tscan_strategy_lookback.outline(&p, &outline);
         cr_expect_eq(outline.packs_small_elements, cases[i].packs, "case %zu (%s, %lld lines of %lld)", i,
                      tscan_dtype_name(cases[i].dtype), (long long)cases[i].lines, (long long)cases[i].n);
@@ -418,7 +418,7 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 8192}, TSCAN_ALGO_ROWS},    /* many rows of whole tiles */
         {TSCAN_INT32, TSCAN_INT64, 2, 1, {256, 1048576}, TSCAN_ALGO_ROWS},       /* long rows */
         {TSCAN_INT32, TSCAN_INT64, 2, 0, {65536, 1024}, TSCAN_ALGO_COLUMNS},     /* long strided axis */
-        {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {1048576, 3}, TSCAN_ALGO_COLUMNS}, /* few columns */
+        {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {1048576, 3}, TSCAN_ALGO_CUB_DEVICE}, /* few columns: not a thread each */
         {TSCAN_INT8, TSCAN_UINT16, 2, 0, {8, 1048576}, TSCAN_ALGO_COLUMNS},      /* short axis: columns anyway */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -443,8 +443,16 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
                          tscan_algo_name(algo), tscan_last_error());
         }
     }
-    const int64_t n = 268435456;
+    const int64_t n = 268435456, every_third = 3;
     tscan_tensor in, out;
+    /* One strided line: CUB, not columns' single thread (which took seconds on an H200). */
+    cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_FLOAT32, 1, &n, &every_third), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_FLOAT64, 1, &n, NULL), TSCAN_SUCCESS);
+    tscan_scan_desc strided = {TSCAN_OP_PROD, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+    tscan_algo strided_choice = TSCAN_ALGO_AUTO;
+    cr_assert_eq(tscan_scan_auto_algo(&strided, &in, &out, &strided_choice), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_expect_eq(strided_choice, TSCAN_ALGO_CUB_DEVICE, "one strided line into float64: AUTO chose %s",
+                 tscan_algo_name(strided_choice));
     cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT32, 1, &n, NULL), TSCAN_SUCCESS);
     tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
@@ -453,4 +461,54 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
     cr_expect_eq(chosen, TSCAN_ALGO_LOOKBACK, "int32 into uint32: AUTO chose %s", tscan_algo_name(chosen));
     desc.algo = TSCAN_ALGO_LOOKBACK;
     cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
+}
+
+/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1): a few elements go to
+ * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
+ * elements each) go to stream; the rest stay with rows. A long axis over a few columns of 4- and 8-byte elements
+ * goes to stream's lanes, a short one or small elements do not. */
+Test(auto_dispatch, short_lines_and_narrow_blocks) {
+    static const layout_case cases[] = {
+        {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT32, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT64, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT64, 2, {22369621, 3}, 1, 0, TSCAN_ALGO_ROWS},   /* 24 bytes: rows */
+        {TSCAN_FLOAT16, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 2, {5592405, 12}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 2, {2796202, 24}, 1, 0, TSCAN_ALGO_STREAM},  /* a thread and a half of rows */
+        {TSCAN_FLOAT16, 2, {8388608, 8}, 1, 0, TSCAN_ALGO_STREAM},   /* half a thread */
+        {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},    /* a thread */
+        {TSCAN_INT8, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},       /* a thread */
+        {TSCAN_INT8, 2, {1398101, 48}, 1, 0, TSCAN_ALGO_STREAM},     /* three threads */
+        {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_ROWS},    /* 128 bytes: long enough */
+        {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_ROWS},    /* 4-byte elements stay */
+        {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
+        {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 3, {8192, 1024, 33}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 3, {65536, 64, 16}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a short axis */
+        {TSCAN_FLOAT16, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_LOOKBACK}, /* small elements */
+    };
+    expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* An input read along memory into an output written across it (the output's axis strided) is a
+ * strided axis's problem: columns for many lines, lookback for a long axis over few of them. */
+Test(auto_dispatch, strided_outputs_take_the_strided_axis_rules) {
+    static const struct {
+        int64_t lines, n;
+        tscan_algo expected;
+    } cases[] = {{33554432, 2, TSCAN_ALGO_COLUMNS}, {65536, 1024, TSCAN_ALGO_COLUMNS}, {4096, 16384, TSCAN_ALGO_LOOKBACK}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const int64_t sizes[2] = {cases[i].lines, cases[i].n}, across[2] = {1, cases[i].lines};
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_FLOAT32, 2, sizes, NULL), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_FLOAT32, 2, sizes, across), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, 1, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        tscan_algo chosen = TSCAN_ALGO_AUTO;
+        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        cr_expect_eq(chosen, cases[i].expected, "%lld lines of %lld: AUTO chose %s, expected %s",
+                     (long long)cases[i].lines, (long long)cases[i].n, tscan_algo_name(chosen),
+                     tscan_algo_name(cases[i].expected));
+    }
 }
