@@ -66,10 +66,13 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
         /* Many short lines. rows gives each line a power-of-two group of threads, each holding
          * rows.thread_items consecutive elements: a line of another length idles part of its
          * group, which the smallest lines and elements feel most. Lines of a few elements take
-         * columns' thread a line; lines of 1-2-byte elements that fill no power of two of
-         * threads take stream, whose rate does not depend on the line (bench/NOTES.md §3.1). */
+         * columns' thread a line (from 4 bytes: below, a thread's byte loads cost more than the
+         * stream); lines of 1-2-byte elements that fill no power of two of threads take stream,
+         * whose rate does not depend on the line (bench/NOTES.md §3.1). */
         const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
-        if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes) return TSCAN_ALGO_COLUMNS;
+        if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
+            line_bytes >= t->columns_short_line_min_bytes)
+            return TSCAN_ALGO_COLUMNS;
         const int fills_threads = p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         if (small && stream.takes_layout && line_bytes < t->stream_short_line_bytes && !fills_threads)
             return TSCAN_ALGO_STREAM;

@@ -12,8 +12,9 @@
     .unpacked_lookback_from = INT64_C(1) << 24, .one_wave_tiles_per_sm = 4, .rows_max_units = 8192,           \
     .rows_max_units_many_lines = 16384, .many_lines = 1024, .transposed_min_lines = 32, .transposed_min_n = 256,  \
     .columns_max_n = 16, .columns_from_lines = 32768, .packed_lookback_below_lines = INT64_C(1) << 18,        \
-    .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                 \
-    .columns_short_line_bytes = 16, .stream_short_line_bytes = 64, .lanes_min_n = 1024
+    .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                     \
+    .columns_short_line_bytes = 16, .columns_short_line_min_bytes = 4, .stream_short_line_bytes = 64,          \
+    .lanes_min_n = 1024
 
 /* Highest cc first: a device takes the first row whose min_cc it reaches. */
 static const tscan_auto_policy rows[] = {

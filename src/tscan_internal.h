@@ -187,7 +187,8 @@ typedef struct tscan_auto_policy {
     int64_t wide_lookback_min_n;         /* 4-8-byte strided axes: lookback from this length ... */
     int row_alignment_bytes;             /* ... with rows a multiple of this apart */
     int64_t columns_short_line_n;        /* many contiguous lines this short (elements) ... */
-    int64_t columns_short_line_bytes;    /* ... and bytes go to columns, a thread a line */
+    int64_t columns_short_line_bytes;    /* ... and bytes (from columns_short_line_min_bytes) go */
+    int64_t columns_short_line_min_bytes; /* ... to columns, a thread a line */
     int64_t stream_short_line_bytes;     /* many lines of 1-2-byte elements shorter than this: stream */
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
 } tscan_auto_policy;

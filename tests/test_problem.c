@@ -469,7 +469,9 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
  * goes to stream's lanes, a short one or small elements do not. */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
-        {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
+        {TSCAN_INT8, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT16, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT32, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT64, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
