@@ -33,8 +33,11 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
     const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
      * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
-     * gather the input element by element. Needs lines and rows enough to fill a tile. */
-    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->lines >= t->transposed_min_lines &&
+     * gather the input element by element. Needs lines and rows enough to fill a tile, and
+     * neighbouring lines nearer in the input than an axis step (a sliced axis is no transpose:
+     * its lines are far apart, and the column blocks' loads would not coalesce). */
+    const int transposed = p->batch_ndim > 0 && llabs(p->in_batch_strides[p->batch_ndim - 1]) < llabs(p->in_step);
+    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && transposed && p->lines >= t->transposed_min_lines &&
         p->n >= t->transposed_min_n)
         return TSCAN_ALGO_LOOKBACK;
     /* Output lines along memory: the line kernels' family. (An input read along memory into

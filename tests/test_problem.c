@@ -494,6 +494,19 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A sliced axis is no transpose: every other element along the axis, lines 143988 apart in the
+ * input (random sweep, seed 1: rows 1.48x ahead of lookback's column blocks on both GPUs). */
+Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {
+    const int64_t sizes[3] = {13, 411, 71670}, in_strides[3] = {59179068, 143988, 2};
+    tscan_tensor in, out;
+    cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_UINT8, 3, sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT8, 3, sizes, NULL), TSCAN_SUCCESS);
+    tscan_scan_desc desc = {TSCAN_OP_SUM, 2, TSCAN_INCREASING, 1, TSCAN_ALGO_AUTO};
+    tscan_algo chosen = TSCAN_ALGO_AUTO;
+    cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_expect_eq(chosen, TSCAN_ALGO_ROWS, "AUTO chose %s", tscan_algo_name(chosen));
+}
+
 /* An input read along memory into an output written across it (the output's axis strided) is a
  * strided axis's problem: columns for many lines, lookback for a long axis over few of them. */
 Test(auto_dispatch, strided_outputs_take_the_strided_axis_rules) {
