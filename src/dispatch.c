@@ -24,7 +24,7 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
-    tscan_strategy_outline lookback = {0, 0, 0, 0, 0}, stream = {0, 0, 0, 0, 0}, rows = {0, 0, 0, 0, 0};
+    tscan_strategy_outline lookback = {0}, stream = {0}, rows = {0};
     tscan_strategy_lookback.outline(p, &lookback);
     tscan_strategy_stream.outline(p, &stream);
     tscan_strategy_rows.outline(p, &rows);
@@ -61,11 +61,6 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
             const int unpacked_short = small && !words && p->n < t->unpacked_lookback_from;
             return (cub_tuned && !one_wave) || unpacked_short ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
         }
-        /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
-         * tiles when there are many lines, and for small elements that lookback would
-         * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
-         * many lines of whole 32 KB tiles of 2- to 8-byte elements (no tile partly empty; half
-         * a tile a line loses badly). */
         /* Many short lines. rows gives each line a power-of-two group of threads, each holding
          * rows.thread_items consecutive elements: a line of another length idles part of its
          * group, which the smallest lines and elements feel most. Lines of a few elements take
@@ -79,6 +74,11 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
         const int fills_threads = p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         if (small && stream.takes_layout && line_bytes < t->stream_short_line_bytes && !fills_threads)
             return TSCAN_ALGO_STREAM;
+        /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
+         * tiles when there are many lines, and for small elements that lookback would
+         * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
+         * many lines of whole 32 KB tiles of 2- to 8-byte elements (no tile partly empty; half
+         * a tile a line loses badly). */
         const int many_lines = p->lines >= t->many_lines;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
          * idle, and lookback's single elements split them across blocks instead. */
