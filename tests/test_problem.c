@@ -33,6 +33,13 @@ static tscan_problem problem(const tscan_tensor *in, const tscan_tensor *out, ui
     return p;
 }
 
+/* AUTO's choice for a request it must accept. */
+static tscan_algo auto_choice(const tscan_scan_desc *desc, const tscan_tensor *in, const tscan_tensor *out) {
+    tscan_algo chosen = TSCAN_ALGO_AUTO;
+    cr_assert_eq(tscan_scan_auto_algo(desc, in, out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    return chosen;
+}
+
 Test(problem, packed_middle_axis_keeps_the_dimensions_around_it) {
     int64_t sizes[3] = {64, 4096, 1024};
     tscan_tensor in = view(FAKE_IN, 3, sizes, NULL), out = view(FAKE_OUT, 3, sizes, NULL);
@@ -204,8 +211,7 @@ static void expect_auto_choices(const layout_case *cases, size_t count) {
         cr_assert_eq(tscan_tensor_init(&in, base, c->dtype, c->ndim, c->sizes, padded ? pitch : NULL), TSCAN_SUCCESS);
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, c->dtype, c->ndim, c->sizes, NULL), TSCAN_SUCCESS);
         tscan_scan_desc desc = {TSCAN_OP_SUM, c->axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
-        tscan_algo chosen = TSCAN_ALGO_AUTO;
-        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, c->expected, "case %zu (%s): AUTO chose %s, expected %s", i, tscan_dtype_name(c->dtype),
                      tscan_algo_name(chosen), tscan_algo_name(c->expected));
     }
@@ -326,8 +332,7 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, by_form[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
         tscan_scan_desc desc = {by_form[i].op, 0, by_form[i].direction, 0, TSCAN_ALGO_AUTO};
-        tscan_algo chosen = TSCAN_ALGO_AUTO;
-        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, by_form[i].expected, "case %zu (%s): AUTO chose %s, expected %s", i,
                      tscan_dtype_name(by_form[i].dtype), tscan_algo_name(chosen), tscan_algo_name(by_form[i].expected));
     }
@@ -340,8 +345,7 @@ Test(auto_dispatch, direction_and_exclusive_do_not_change_the_choice) {
         tscan_algo first = TSCAN_ALGO_AUTO;
         for (int form = 0; form < 4; ++form) {
             tscan_scan_desc desc = {TSCAN_OP_SUM, axis, (tscan_direction)(form & 1), form >> 1, TSCAN_ALGO_AUTO};
-            tscan_algo chosen;
-            cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+            const tscan_algo chosen = auto_choice(&desc, &in, &out);
             if (form == 0) first = chosen;
             cr_expect_eq(chosen, first, "axis %u form %d: %s vs %s", axis, form, tscan_algo_name(chosen),
                          tscan_algo_name(first));
@@ -379,7 +383,7 @@ Test(lookback_words, a_transposed_input_packs_where_lines_and_lengths_allow) {
         tscan_problem p;
         cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
         tscan_problem_init(&p, &desc, &in, &out);
-        tscan_strategy_outline outline = {0, 0, 0, 0, 0};
+        tscan_strategy_outline outline = {0};
         tscan_strategy_lookback.outline(&p, &outline);
         cr_expect_eq(outline.packs_small_elements, cases[i].packs, "case %zu (%s, %lld lines of %lld)", i,
                      tscan_dtype_name(cases[i].dtype), (long long)cases[i].lines, (long long)cases[i].n);
@@ -427,8 +431,7 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].out, cases[i].ndim, cases[i].sizes, NULL),
                      TSCAN_SUCCESS);
         tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
-        tscan_algo chosen = TSCAN_ALGO_AUTO;
-        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, cases[i].expected, "case %zu (%s into %s): AUTO chose %s, expected %s", i,
                      tscan_dtype_name(cases[i].in), tscan_dtype_name(cases[i].out), tscan_algo_name(chosen),
                      tscan_algo_name(cases[i].expected));
@@ -449,15 +452,13 @@ Test(auto_dispatch, wider_outputs_go_to_strategies_that_widen) {
     cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_FLOAT32, 1, &n, &every_third), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_FLOAT64, 1, &n, NULL), TSCAN_SUCCESS);
     tscan_scan_desc strided = {TSCAN_OP_PROD, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
-    tscan_algo strided_choice = TSCAN_ALGO_AUTO;
-    cr_assert_eq(tscan_scan_auto_algo(&strided, &in, &out, &strided_choice), TSCAN_SUCCESS, "%s", tscan_last_error());
+    const tscan_algo strided_choice = auto_choice(&strided, &in, &out);
     cr_expect_eq(strided_choice, TSCAN_ALGO_CUB_DEVICE, "one strided line into float64: AUTO chose %s",
                  tscan_algo_name(strided_choice));
     cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_INT32, 1, &n, NULL), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT32, 1, &n, NULL), TSCAN_SUCCESS);
     tscan_scan_desc desc = {TSCAN_OP_SUM, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
-    tscan_algo chosen = TSCAN_ALGO_AUTO;
-    cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    const tscan_algo chosen = auto_choice(&desc, &in, &out);
     cr_expect_eq(chosen, TSCAN_ALGO_LOOKBACK, "int32 into uint32: AUTO chose %s", tscan_algo_name(chosen));
     desc.algo = TSCAN_ALGO_LOOKBACK;
     cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
@@ -502,8 +503,7 @@ Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {
     cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_UINT8, 3, sizes, in_strides), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_UINT8, 3, sizes, NULL), TSCAN_SUCCESS);
     tscan_scan_desc desc = {TSCAN_OP_SUM, 2, TSCAN_INCREASING, 1, TSCAN_ALGO_AUTO};
-    tscan_algo chosen = TSCAN_ALGO_AUTO;
-    cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+    const tscan_algo chosen = auto_choice(&desc, &in, &out);
     cr_expect_eq(chosen, TSCAN_ALGO_ROWS, "AUTO chose %s", tscan_algo_name(chosen));
 }
 
@@ -520,8 +520,7 @@ Test(auto_dispatch, strided_outputs_take_the_strided_axis_rules) {
         cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, TSCAN_FLOAT32, 2, sizes, NULL), TSCAN_SUCCESS);
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, TSCAN_FLOAT32, 2, sizes, across), TSCAN_SUCCESS);
         tscan_scan_desc desc = {TSCAN_OP_SUM, 1, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
-        tscan_algo chosen = TSCAN_ALGO_AUTO;
-        cr_assert_eq(tscan_scan_auto_algo(&desc, &in, &out, &chosen), TSCAN_SUCCESS, "%s", tscan_last_error());
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, cases[i].expected, "%lld lines of %lld: AUTO chose %s, expected %s",
                      (long long)cases[i].lines, (long long)cases[i].n, tscan_algo_name(chosen),
                      tscan_algo_name(cases[i].expected));
