@@ -66,12 +66,15 @@ __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<type
     using T = typename Traits::T;
     using A = typename Traits::A;
     step_items<T, W> x[kUnroll];
+    if constexpr (Widen) {
+        T wide[kUnroll];
+        read_widened_rows<D>(wide, in, input_step<Widen>(a), rows, a.in_dtype);
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-        if (u < rows) {
-            if constexpr (Widen) x[u].set(0, read_widened<D>(in + u * input_step<Widen>(a), a.in_dtype));
-            else x[u].load(in + u * input_step<Widen>(a));
-        }
+        for (int u = 0; u < kUnroll; ++u) x[u].set(0, wide[u]);
+    } else {
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+            if (u < rows) x[u].load(in + u * input_step<Widen>(a));
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {

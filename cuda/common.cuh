@@ -165,11 +165,14 @@ constexpr bool takes_narrower_input(tscan_dtype d) {
 #undef TSCAN_NARROWER_INPUT
 }
 
-template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const char *p) {
-    using TI = typename dtype_traits<In>::T;
-    const TI raw = *reinterpret_cast<const TI *>(p);
+// An element of dtype In (its storage bits) as the wider storage type T.
+template <tscan_dtype In, class T> __device__ __forceinline__ T widened(typename dtype_traits<In>::T raw) {
     if constexpr (tscan_kind_of(In) == TSCAN_KIND_float) return (T)dtype_traits<In>::load(raw);
     else return (T)raw;
+}
+
+template <tscan_dtype In, class T> __device__ __forceinline__ T converted(const char *p) {
+    return widened<In, T>(*reinterpret_cast<const typename dtype_traits<In>::T *>(p));
 }
 
 // The input element at p, of dtype `in` (narrower than D), as D's storage type. Only the
@@ -189,6 +192,39 @@ __device__ __forceinline__ typename dtype_traits<D>::T read_widened(const char *
         break;
     }
     return T{};
+}
+
+// Rows 0..count-1 of a narrower input of dtype In (row i at p + i * step_bytes) as D's storage
+// type, the rest zero. Every row is loaded before any is converted: a conversion beside its
+// load (float16's cvt, a sign extension) made each load wait for the one before it (lookback's
+// float16 into float32 ran at 55 % of a copy, uint8 into int32 at 82: bench/NOTES.md §2).
+template <tscan_dtype In, tscan_dtype D, int R>
+__device__ __forceinline__ void read_converted_rows(typename dtype_traits<D>::T (&x)[R], const char *p,
+                                                    int64_t step_bytes, int count) {
+    using TI = typename dtype_traits<In>::T;
+    TI raw[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i, p += step_bytes) raw[i] = i < count ? *reinterpret_cast<const TI *>(p) : TI{};
+#pragma unroll
+    for (int i = 0; i < R; ++i) x[i] = widened<In, typename dtype_traits<D>::T>(raw[i]);
+}
+
+// The same for the run-time input dtype `in`, one that may scan into D: the switch is outside
+// the loops, `in` being the same for the whole launch.
+template <tscan_dtype D, int R>
+__device__ __forceinline__ void read_widened_rows(typename dtype_traits<D>::T (&x)[R], const char *p,
+                                                  int64_t step_bytes, int count, tscan_dtype in) {
+    switch (in) {
+#define TSCAN_WIDEN_ROWS(I, name, bytes, kind)                                                \
+    case I:                                                                                   \
+        if constexpr (bytes < sizeof(typename dtype_traits<D>::T) && tscan_pair_allowed(I, D)) \
+            read_converted_rows<I, D>(x, p, step_bytes, count);                               \
+        break;
+        TSCAN_DTYPE_LIST(TSCAN_WIDEN_ROWS)
+#undef TSCAN_WIDEN_ROWS
+    default:
+        break;
+    }
 }
 
 // ---- the operator: a run-time choice, uniform across the launch --------------------------

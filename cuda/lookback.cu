@@ -19,7 +19,8 @@
 // the line (16 bytes of 2-byte ones, 8 of 4-byte ones, 4 of 1-byte ones). A column block
 // whose output is contiguous along the axis (a transposed input) stores words of consecutive
 // elements of one line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
-// a time, zero-extended to a 32-bit slot.
+// a time, zero-extended to a 32-bit slot. A narrower input (a wider output; kernels per
+// output dtype) moves one element a slot too, converted to the output's type as it loads.
 //
 // Blocks are persistent and claim every tile, their first too, in order from an atomic
 // counter, chunk-major within bands of chains (the chains of a band advance together; see
@@ -49,6 +50,7 @@
 namespace tscan {
 namespace {
 
+// D is the output's dtype, as for the launch.
 template <tscan_dtype D> struct lookback_workspace {
     static tscan_status run(const tscan_problem *p, size_t *bytes) {
         constexpr tscan_dtype K = kernel_dtype(D);
@@ -62,7 +64,9 @@ template <tscan_dtype D> struct lookback_workspace {
     }
 };
 
-// Signed integers run the kernels of their unsigned twins (kernel_dtype): 24 kernels, not 36.
+// D is the output's dtype. Signed integers run the kernels of their unsigned twins
+// (kernel_dtype): 24 kernels, not 36, and 10 more for the outputs that a narrower input may
+// scan into (takes_narrower_input), one a tile shape.
 template <tscan_dtype D> struct lookback_launch {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
@@ -77,6 +81,11 @@ template <tscan_dtype D> struct lookback_launch {
             if (s != TSCAN_SUCCESS || ran) return s;
         }
         const lookback_plan plan = make_plan<T>(p);
+        if constexpr (takes_narrower_input(K)) {
+            if (plan.a.widens)
+                return plan.cols == kLineChunk ? launch_shape<kLineChunk, 1, true>(plan, workspace, stream)
+                                               : launch_shape<kColumnBlock, 1, true>(plan, workspace, stream);
+        }
         if (plan.cols == kLineChunk) return launch_line_chunk<axis_pack<T>()>(plan, workspace, stream);
         return plan.v > 1 ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
                           : launch_shape<kColumnBlock, 1>(plan, workspace, stream);
@@ -92,8 +101,9 @@ template <tscan_dtype D> struct lookback_launch {
         }
     }
 
-    template <int Cols, int V>
+    template <int Cols, int V, bool Widen = false>
     static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
+        const auto kernel = lookback_kernel<K, Cols, V, Widen>;
         // Shared memory from the device, not from Hopper: a block that does not fit is declined,
         // and AUTO runs another strategy.
         const size_t smem = dynamic_smem_bytes<T, V>();
@@ -102,7 +112,7 @@ template <tscan_dtype D> struct lookback_launch {
         if (!workspace && !tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
         tscan_status s = tscan_current_device_info(&dev);
         if (s != TSCAN_SUCCESS) return s;
-        TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, lookback_kernel<K, Cols, V>));
+        TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
         if (smem + attributes.sharedSizeBytes > dev->smem_per_block_optin)
             return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
                               "lookback's blocks need %zu bytes of shared memory; device %d (%s) gives a block %zu",
@@ -120,16 +130,16 @@ template <tscan_dtype D> struct lookback_launch {
 
         // Persistent grid: as many blocks as can be resident, each claiming tiles until none is left.
         const int threads = block_threads<T, V>();
-        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(lookback_kernel<K, Cols, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         int64_t resident = 0;
         int sms = 0;
-        s = resident_blocks(lookback_kernel<K, Cols, V>, threads, smem, &resident, &sms);
+        s = resident_blocks(kernel, threads, smem, &resident, &sms);
         if (s != TSCAN_SUCCESS) return s;
         if (resident < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
         const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
         L.band = claim_band(L.groups, resident);
 
-        return launch_after_clear(lookback_kernel<K, Cols, V>, grid, threads, smem, stream, st.counter,
+        return launch_after_clear(kernel, grid, threads, smem, stream, st.counter,
                                   (int64_t)((w.cleared + 7) / 8), sms, plan.a, plan.out_word_line_step, L, st);
     }
 
@@ -151,16 +161,16 @@ template <tscan_dtype D> struct lookback_launch {
 };
 
 tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    return dispatch_dtype<lookback_workspace>(p->dtype, p, bytes);
+    return dispatch_dtype<lookback_workspace>(p->out_dtype, p, bytes);
 }
 
-tscan_status check(const tscan_problem *p) { return dispatch_dtype<lookback_launch>(p->dtype, p, nullptr, cudaStream_t{}); }
+tscan_status check(const tscan_problem *p) { return dispatch_dtype<lookback_launch>(p->out_dtype, p, nullptr, cudaStream_t{}); }
 
 tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_t stream) {
     if (!workspace || (uintptr_t)workspace % 8 != 0)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (lookback needs 8)",
                           workspace);
-    return dispatch_dtype<lookback_launch>(p->dtype, p, workspace, stream);
+    return dispatch_dtype<lookback_launch>(p->out_dtype, p, workspace, stream);
 }
 
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
@@ -175,7 +185,7 @@ template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outlin
 }
 
 void outline(const tscan_problem *p, tscan_strategy_outline *o) {
-    switch (p->elem_size) {
+    switch (p->out_elem_size) {
     case 1: return outline_of<uint8_t>(p, o);
     case 2: return outline_of<uint16_t>(p, o);
     case 4: return outline_of<uint32_t>(p, o);

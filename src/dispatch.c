@@ -20,7 +20,7 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
  * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline):
  * 1- and 2-byte elements count in the 32-bit words that lookback moves them in where their
  * layout packs; where it does not, lookback loads them one at a time. */
-tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
+static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
@@ -109,28 +109,25 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
     return TSCAN_ALGO_LOOKBACK;
 }
 
-/* Lookback reads and writes one element width (its slots and words pack elements of one size):
- * a wider output is NOT_SUPPORTED there, with the pair named. An integer pair of one width
- * (int32 into uint32) is the same bits and runs; the other strategies take every allowed pair. */
-static tscan_status check_strategy(const tscan_strategy *strategy, const tscan_problem *p) {
-    if (strategy->algo == TSCAN_ALGO_LOOKBACK && p->elem_size != p->out_elem_size)
-        return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "lookback reads its input at the output's width and does not scan %s into %s "
-                          "(use auto, rows, columns or cub_device)",
-                          tscan_dtype_name(p->dtype), tscan_dtype_name(p->out_dtype));
-    return strategy->check(p);
-}
-
-/* AUTO's strategy for p: tscan_choose_algo's, except that a wider output that it would send to
- * lookback goes to the strategy of that layout that widens: CUB for a few lines, whatever
- * their stride (columns would run a line on one thread), columns for more along a strided
- * axis, rows for more along a contiguous one. */
-static tscan_algo auto_algo(const tscan_problem *p) {
-    const tscan_planning plan = tscan_planning_for_current_device();
-    const tscan_algo chosen = tscan_choose_algo(p, &plan);
-    if (chosen != TSCAN_ALGO_LOOKBACK || p->elem_size == p->out_elem_size) return chosen;
-    if (p->lines <= plan.policy->few_lines) return TSCAN_ALGO_CUB_DEVICE;
-    return llabs(p->in_step) > 1 ? TSCAN_ALGO_COLUMNS : TSCAN_ALGO_ROWS;
+/* A wider output: lookback loads the narrower input an element at a time, converts it, and
+ * runs its column blocks 2 to an SM (bench/NOTES.md §3.1, "Wider outputs"). Along memory it
+ * leads rows on lines longer than rows_max_units, whatever their number (the one-width rules
+ * weigh packed slots, which a narrower input does not have), and CUB's converting iterator on
+ * long single lines. Across memory, columns leads its column blocks from columns_from_lines
+ * lines, 4- and 8-byte inputs included. A few strided lines go to CUB, not to a thread each. */
+tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
+    const tscan_auto_policy *const t = plan->policy;
+    const tscan_algo same_width = same_width_algo(p, plan);
+    if (p->elem_size == p->out_elem_size) return same_width;
+    const int along_memory = llabs(p->out_step) == 1 && llabs(p->in_step) <= 1;
+    if (p->lines <= t->few_lines)
+        return !along_memory ? TSCAN_ALGO_CUB_DEVICE : p->n >= t->long_line_min ? TSCAN_ALGO_LOOKBACK : same_width;
+    if (!along_memory)
+        return same_width == TSCAN_ALGO_LOOKBACK && llabs(p->out_step) != 1 && p->lines >= t->columns_from_lines
+                   ? TSCAN_ALGO_COLUMNS
+                   : same_width;
+    if (same_width == TSCAN_ALGO_COLUMNS || same_width == TSCAN_ALGO_STREAM) return same_width; /* short lines */
+    return p->n > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
 }
 
 /* The caller's choice; a NULL desc is refused by validation before it matters. */
@@ -148,10 +145,11 @@ static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tsc
     tscan_problem_init(p, desc, input, output);
     if (algo != TSCAN_ALGO_AUTO) {
         *strategy = strategy_of(algo);
-        return check_strategy(*strategy, p);
+        return (*strategy)->check(p);
     }
-    *strategy = strategy_of(auto_algo(p));
-    if (check_strategy(*strategy, p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
+    const tscan_planning planning = tscan_planning_for_current_device();
+    *strategy = strategy_of(tscan_choose_algo(p, &planning));
+    if ((*strategy)->check(p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
     *strategy = &tscan_strategy_columns;
     s = (*strategy)->check(p);
     return s == TSCAN_ERROR_NOT_SUPPORTED ? tscan_fail(TSCAN_ERROR_INTERNAL, "AUTO found no strategy for this layout")

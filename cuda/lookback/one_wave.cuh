@@ -33,13 +33,13 @@ struct one_wave_plan {
     int64_t tiles;   // lines * chunks: the grid
 };
 
-// Whether p's layout takes the one-wave path (the axis packed by 16 bytes in both tensors, a
-// line in at most kWaveMaxChunks tiles), and how. Whether its tiles fit on the device at once
+// Whether p's layout takes the one-wave path (one width in and out, the axis packed by 16
+// bytes in both tensors, a line in at most kWaveMaxChunks tiles), and how. Whether its tiles fit on the device at once
 // is the launch's question.
 template <class T> bool make_one_wave_plan(const tscan_problem *p, one_wave_plan *w) {
     constexpr int kPer = 16 / (int)sizeof(T);
     w->a = make_scan_args(p);
-    if (!axis_packed_by(w->a, kPer, sizeof(T))) return false;
+    if (w->a.widens || !axis_packed_by(w->a, kPer, sizeof(T))) return false;
     pack_axis(w->a, kPer, sizeof(T));
     w->chunks = (w->a.n + kWaveTileVectors - 1) / kWaveTileVectors;
     w->tiles = w->a.lines * w->chunks;

@@ -26,11 +26,14 @@ struct lookback_plan {
 // own chain, read along the axis (coalesced when the axis is contiguous). Elements narrower
 // than 8 bytes pack when the lines allow (column blocks: in both tensors, or in the input
 // with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks).
+// A narrower input (a wider output, T the output's type) never packs: its elements load one
+// at a time.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
     lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
+    if (plan.a.widens) return plan;
     if (plan.cols == kColumnBlock && kLinePack > 1 &&
         (lines_packed_by(plan.a, kLinePack, sizeof(T)) || lines_packed_into_axis_by(plan.a, kLinePack, sizeof(T)))) {
         plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];

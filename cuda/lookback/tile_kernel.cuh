@@ -54,9 +54,13 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // tile goes through shared memory, padded one slot per row of slots so that a warp reads a
 // line's rows from distinct banks, and each warp writes a run of one line's rows (as words
 // of V rows when a slot holds V lines).
-template <tscan_dtype D, int Cols, int V>
+//
+// Widen: the input is narrower than the output D (a wider output, CONTRACT §1.2), of the
+// run-time dtype a.in_dtype. Its elements load one a slot (V = 1), converted to D's type on
+// the way in (read_widened_rows); from there the tile is the same-type one.
+template <tscan_dtype D, int Cols, int V, bool Widen = false>
 __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(),
-                                  blocks_per_sm<typename dtype_traits<D>::T, V>())
+                                  blocks_per_sm<typename dtype_traits<D>::T, V, Widen && Cols == kColumnBlock>())
     lookback_kernel(scan_args a, int64_t out_word_line_step, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
@@ -76,6 +80,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
+    static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -109,8 +114,9 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 
     // Where a data thread's rows of a tile are: its line's base pointers (null past the last
     // line), the first row and how many of its rows exist.
+    using InPtr = std::conditional_t<Widen, const char *, const T *>;  // a narrower input is addressed in bytes
     struct rows_of {
-        const T *in;
+        InPtr in;
         T *out;
         int64_t k0;
         int left;
@@ -121,7 +127,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
-            v.in = reinterpret_cast<const T *>(a.in) + in_offset;
+            if constexpr (Widen) v.in = a.in + in_offset * a.in_bytes;
+            else v.in = reinterpret_cast<const T *>(a.in) + in_offset;
             v.out = reinterpret_cast<T *>(a.out) + out_offset;
             // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
             // i * kRowStride < left.
@@ -141,7 +148,13 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto stage = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         S slots[R];
-        {
+        if constexpr (Widen) {
+            T x[R];
+            read_widened_rows<D>(x, v.in + v.k0 * a.in_step * a.in_bytes, kRowStride * a.in_step * a.in_bytes,
+                                 (v.left + kRowStride - 1) / kRowStride, a.in_dtype);
+#pragma unroll
+            for (int i = 0; i < R; ++i) slots[i] = IO::with(S{}, 0, x[i]);
+        } else {
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
@@ -371,9 +384,10 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // (blocks start, and so claim, in about index order): its loads then find them there.
     if (!lookback_warp) {
         const rows_of v = rows_of_tile(tile_of_claim(L, blockIdx.x));
+        const int64_t in_bytes = Widen ? a.in_bytes : 1;  // InPtr's units of an input element
 #pragma unroll
         for (int i = 0; i < R; ++i)
-            if (i * kRowStride < v.left) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step);
+            if (i * kRowStride < v.left) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step * in_bytes);
     }
     wait_for_clear();
     if (t == 0) s_tile[0] = claim();
