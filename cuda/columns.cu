@@ -68,7 +68,7 @@ __device__ __forceinline__ void scan_rows(const scan_args &a, const scan_op<type
     step_items<T, W> x[kUnroll];
     if constexpr (Widen) {
         T wide[kUnroll];
-        read_widened_rows<D>(wide, in, input_step<Widen>(a), rows, a.in_dtype);
+        read_widened_rows<D>(wide, in, input_step<Widen>(a), 0, rows, a.in_dtype);
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) x[u].set(0, wide[u]);
     } else {

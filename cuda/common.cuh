@@ -194,17 +194,17 @@ __device__ __forceinline__ typename dtype_traits<D>::T read_widened(const char *
     return T{};
 }
 
-// Rows 0..count-1 of a narrower input of dtype In (row i at p + i * step_bytes) as D's storage
-// type, the rest zero. Every row is loaded before any is converted: a conversion beside its
+// Rows lo..hi-1 of a narrower input of dtype In (row i at p + i * step_bytes) as D's storage
+// type, the others zero. Every row is loaded before any is converted: a conversion beside its
 // load (float16's cvt, a sign extension) made each load wait for the one before it (lookback's
 // float16 into float32 ran at 55 % of a copy, uint8 into int32 at 82: bench/NOTES.md §2).
 template <tscan_dtype In, tscan_dtype D, int R>
 __device__ __forceinline__ void read_converted_rows(typename dtype_traits<D>::T (&x)[R], const char *p,
-                                                    int64_t step_bytes, int count) {
+                                                    int64_t step_bytes, int64_t lo, int64_t hi) {
     using TI = typename dtype_traits<In>::T;
     TI raw[R];
 #pragma unroll
-    for (int i = 0; i < R; ++i, p += step_bytes) raw[i] = i < count ? *reinterpret_cast<const TI *>(p) : TI{};
+    for (int i = 0; i < R; ++i, p += step_bytes) raw[i] = i >= lo && i < hi ? *reinterpret_cast<const TI *>(p) : TI{};
 #pragma unroll
     for (int i = 0; i < R; ++i) x[i] = widened<In, typename dtype_traits<D>::T>(raw[i]);
 }
@@ -213,12 +213,12 @@ __device__ __forceinline__ void read_converted_rows(typename dtype_traits<D>::T 
 // the loops, `in` being the same for the whole launch.
 template <tscan_dtype D, int R>
 __device__ __forceinline__ void read_widened_rows(typename dtype_traits<D>::T (&x)[R], const char *p,
-                                                  int64_t step_bytes, int count, tscan_dtype in) {
+                                                  int64_t step_bytes, int64_t lo, int64_t hi, tscan_dtype in) {
     switch (in) {
 #define TSCAN_WIDEN_ROWS(I, name, bytes, kind)                                                \
     case I:                                                                                   \
         if constexpr (bytes < sizeof(typename dtype_traits<D>::T) && tscan_pair_allowed(I, D)) \
-            read_converted_rows<I, D>(x, p, step_bytes, count);                               \
+            read_converted_rows<I, D>(x, p, step_bytes, lo, hi);                              \
         break;
         TSCAN_DTYPE_LIST(TSCAN_WIDEN_ROWS)
 #undef TSCAN_WIDEN_ROWS

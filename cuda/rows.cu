@@ -162,7 +162,7 @@ __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_
 // Reads the thread's items at virtual positions [p0, p0 + ITEMS); positions outside the line
 // are left as they were (the caller masks them). D is the output's dtype: a narrower input
 // (Widen) loads element by element, each converted to T.
-template <tscan_dtype D, bool Widen, class T, int ITEMS>
+template <tscan_dtype D, bool Widen, bool Batched, class T, int ITEMS>
 __device__ __forceinline__ void fetch(const scan_args &a, const input_window &window, const row_line<T> &l,
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
@@ -178,8 +178,18 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
         return;
     }
     // Element by element, walking a pointer: one 64-bit address live rather than ITEMS. A
-    // narrower input (never vectors: vec_in is false and the window empty) converts each one.
-    if constexpr (Widen) {
+    // narrower input (never vectors: vec_in is false and the window empty) converts each one:
+    // where nothing else is in flight (Batched: the kernel does not prefetch) all items load
+    // before any converts, else each as it arrives. On the H100 batching sped up sub-warp
+    // groups 2-17 % and slowed the prefetching warp and block kernels 4-13 % (registers:
+    // bench/NOTES.md §3.1, "Wider outputs").
+    if constexpr (Widen && Batched) {
+        const int64_t step = a.in_step * a.in_bytes;
+        T x[ITEMS];
+        read_widened_rows<D>(x, reinterpret_cast<const char *>(l.in) + k0 * step, step, -k0, a.n - k0, a.in_dtype);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) raw.set(i, x[i]);
+    } else if constexpr (Widen) {
         const int64_t step = a.in_step * a.in_bytes;
         const char *at = reinterpret_cast<const char *>(l.in) + k0 * step;
 #pragma unroll
@@ -301,13 +311,13 @@ __global__ void __launch_bounds__(
         const int64_t span = line.head + a.n;
         group scan(storage, op, op.start(a.exclusive));
         item_pack<T, ITEMS> current = {}, next = {};
-        if constexpr (prefetch) fetch<D, Widen>(a, window, line, offset, current);
+        if constexpr (prefetch) fetch<D, Widen, !prefetch>(a, window, line, offset, current);
         for (int64_t start = 0; start < span; start += chunk) {
             const int64_t p0 = start + offset;
             if constexpr (prefetch) {
-                if (start + chunk < span) fetch<D, Widen>(a, window, line, p0 + chunk, next);
+                if (start + chunk < span) fetch<D, Widen, !prefetch>(a, window, line, p0 + chunk, next);
             } else {
-                fetch<D, Widen>(a, window, line, p0, current);
+                fetch<D, Widen, !prefetch>(a, window, line, p0, current);
             }
 
             A x[ITEMS];

@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         if constexpr (Widen) {
             T x[R];
             read_widened_rows<D>(x, v.in + v.k0 * a.in_step * a.in_bytes, kRowStride * a.in_step * a.in_bytes,
-                                 (v.left + kRowStride - 1) / kRowStride, a.in_dtype);
+                                 0, (v.left + kRowStride - 1) / kRowStride, a.in_dtype);
 #pragma unroll
             for (int i = 0; i < R; ++i) slots[i] = IO::with(S{}, 0, x[i]);
         } else {
