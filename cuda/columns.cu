@@ -131,10 +131,7 @@ __global__ void __launch_bounds__(kThreads) columns_kernel(scan_args a) {
     }
 }
 
-template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, cudaStream_t stream) {
-    int sms = 0;
-    const tscan_status s = sm_count(&sms);
-    if (s != TSCAN_SUCCESS) return s;
+template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, int sms, cudaStream_t stream) {
     const int64_t blocks = (a.lines + kThreads - 1) / kThreads;
     const int64_t cap = kMaxBlocksPerSM * sms;
     const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
@@ -157,24 +154,26 @@ template <tscan_dtype K, int W> tscan_status launch_kernel(const scan_args &a, c
 // Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
 // D is the output's dtype; a narrower input walks single lines (its elements convert one by one).
 template <tscan_dtype D> struct columns_launch {
-    static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
+    static tscan_status run(const problem_call &call, void *, cudaStream_t stream) {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
-        scan_args a = make_scan_args(p);
-        if (a.widens || a.lines / W < kMinVectorThreads || !lines_packed_by(a, W, p->elem_size))
-            return launch_kernel<K, 1>(a, stream);
+        scan_args a = make_scan_args(&call.p);
+        if (a.widens || a.lines / W < kMinVectorThreads || !lines_packed_by(a, W, call.p.elem_size))
+            return launch_kernel<K, 1>(a, call.sms, stream);
         pack_lines(a, W);
-        return launch_kernel<K, W>(a, stream);
+        return launch_kernel<K, W>(a, call.sms, stream);
     }
 };
 
-tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
-    return dispatch_dtype<columns_launch>(p->out_dtype, p, stream);
+// Every layout, no workspace.
+tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
+    plan->workspace_bytes = 0;
+    return plan_problem_call<columns_launch>(p, plan);
 }
 
 }  // namespace
 }  // namespace tscan
 
 // Every layout and every allowed pair of dtypes.
-extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::takes_every_layout,
-                                                          tscan::no_workspace, tscan::launch, nullptr};
+extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::plan,
+                                                          tscan::run_plan<tscan::problem_call>, nullptr};

@@ -480,20 +480,54 @@ inline void pack_axis(scan_args &a, int64_t w, size_t elem_size) {
     a.out_step *= w;
 }
 
-// The check of a strategy that takes every layout, and the workspace size of one that needs
-// none (tscan_strategy's check and workspace_size).
-inline tscan_status takes_every_layout(const tscan_problem *) { return TSCAN_SUCCESS; }
-inline tscan_status no_workspace(const tscan_problem *, size_t *bytes) {
-    *bytes = 0;
-    return TSCAN_SUCCESS;
+// A strategy's state in a launch plan (tscan_launch_plan::state): a type of its own, copied in
+// whole, whose `run` member the plan's launch calls.
+template <class State> State *plan_state(tscan_launch_plan *plan) {
+    static_assert(sizeof(State) <= TSCAN_PLAN_STATE_BYTES && alignof(State) <= alignof(decltype(plan->state)) &&
+                      std::is_trivially_copyable_v<State>,
+                  "a plan's state fits its buffer and is copied as bytes");
+    return reinterpret_cast<State *>(plan->state.bytes);
+}
+template <class State> tscan_status run_plan(const tscan_launch_plan *plan, void *workspace, cudaStream_t stream) {
+    const State &state = *reinterpret_cast<const State *>(plan->state.bytes);
+    return state.run(state, workspace, stream);
 }
 
-// Multiprocessors of the current device (a cheap attribute read, no device sync).
-inline tscan_status sm_count(int *count) {
-    int dev = 0;
-    TSCAN_CUDA_CHECK(cudaGetDevice(&dev));
-    TSCAN_CUDA_CHECK(cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, dev));
-    return TSCAN_SUCCESS;
+// The SM count of the current device from the per-device cache, or 0 where no device answers
+// (a host-only query plans, and nothing will launch).
+inline tscan_status current_sms(int *sms) {
+    *sms = 0;
+    if (!tscan_device_present()) return TSCAN_SUCCESS;
+    const tscan_device_info *dev = nullptr;
+    const tscan_status s = tscan_current_device_info(&dev);
+    if (s == TSCAN_SUCCESS) *sms = dev->sm_count;
+    return s;
+}
+
+// The plan of a strategy that needs the problem, the SM count and the launch of its output
+// dtype, chosen when planning (rows, columns, cub_device): Launch<D>::run(call, workspace,
+// stream). The dtype dispatch and the device's facts are read once, here.
+struct problem_call {
+    tscan_status (*run)(const problem_call &, void *workspace, cudaStream_t stream);
+    tscan_problem p;
+    int sms;
+    size_t cub_temp_bytes;  // cub_device: CUB's temp storage for one line
+};
+template <template <tscan_dtype> class Launch> struct problem_launch_of {
+    template <tscan_dtype D> struct dtype {
+        static tscan_status run(problem_call *call) {
+            call->run = &Launch<D>::run;
+            return TSCAN_SUCCESS;
+        }
+    };
+};
+template <template <tscan_dtype> class Launch>
+tscan_status plan_problem_call(const tscan_problem *p, tscan_launch_plan *plan) {
+    problem_call *const call = plan_state<problem_call>(plan);
+    *call = problem_call{nullptr, *p, 0, 0};
+    const tscan_status s = current_sms(&call->sms);
+    if (s != TSCAN_SUCCESS) return s;
+    return dispatch_dtype<problem_launch_of<Launch>::template dtype>(p->out_dtype, call);
 }
 
 }  // namespace tscan

@@ -148,35 +148,41 @@ template <tscan_dtype D> struct cub_lines {
 };
 
 // Signed integers run the unsigned instantiation (see kernel_dtype).
-template <tscan_dtype D> struct cub_entry {
-    static tscan_status run(const tscan_problem *p, void *workspace, size_t *bytes, cudaStream_t stream) {
-        return cub_lines<kernel_dtype(D)>::run(p, workspace, bytes, stream);
+template <tscan_dtype D> struct cub_launch {
+    static tscan_status run(const problem_call &call, void *workspace, cudaStream_t stream) {
+        // A null temp storage would turn CUB's call into a size query that scans nothing.
+        if (!workspace)
+            return tscan_fail(TSCAN_ERROR_WORKSPACE, "cub_device needs a workspace and got NULL (%zu bytes needed)",
+                              call.cub_temp_bytes);
+        size_t bytes = call.cub_temp_bytes;
+        return cub_lines<kernel_dtype(D)>::run(&call.p, workspace, &bytes, stream);
+    }
+};
+template <tscan_dtype D> struct cub_temp_size {
+    static tscan_status run(const tscan_problem *p, size_t *bytes) {
+        return cub_lines<kernel_dtype(D)>::run(p, nullptr, bytes, cudaStream_t{});
     }
 };
 
-tscan_status check(const tscan_problem *p) {
+tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     if (p->lines > cub_device_max_lines)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
                           "cub_device scans one line per CUB launch and takes at most %lld lines; this "
                           "problem has %lld lines of %lld elements (use rows, columns or lookback)",
                           (long long)cub_device_max_lines, (long long)p->lines, (long long)p->n);
-    return TSCAN_SUCCESS;
-}
-
-tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    return dispatch_dtype<cub_entry>(p->out_dtype, p, (void *)nullptr, bytes, cudaStream_t{});
-}
-
-tscan_status launch(const tscan_problem *p, void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-    // A null temp storage would turn CUB's call into a size query that scans nothing.
-    if (!workspace)
-        return tscan_fail(TSCAN_ERROR_WORKSPACE, "cub_device needs a workspace and got NULL (%zu bytes)",
-                          workspace_bytes);
-    return dispatch_dtype<cub_entry>(p->out_dtype, p, workspace, &workspace_bytes, stream);
+    tscan_status s = plan_problem_call<cub_launch>(p, plan);
+    plan->workspace_bytes = 0;
+    // CUB sizes its temp storage from the device: a host-only query (nothing will launch)
+    // plans without it.
+    if (s != TSCAN_SUCCESS || !tscan_device_present()) return s;
+    problem_call *const call = plan_state<problem_call>(plan);
+    s = dispatch_dtype<cub_temp_size>(p->out_dtype, p, &call->cub_temp_bytes);
+    plan->workspace_bytes = call->cub_temp_bytes;
+    return s;
 }
 
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_cub_device = {TSCAN_ALGO_CUB_DEVICE, tscan::check,
-                                                             tscan::workspace_size, tscan::launch, nullptr};
+extern "C" const tscan_strategy tscan_strategy_cub_device = {TSCAN_ALGO_CUB_DEVICE, tscan::plan,
+                                                             tscan::run_plan<tscan::problem_call>, nullptr};

@@ -43,134 +43,156 @@
 // status.cuh (the status-word protocol), plan.cuh (a problem's plan, layout and workspace),
 // walk.cuh (the look-back walks), launch.cuh (the clear and the overlapped launch),
 // tile_kernel.cuh (the persistent kernel), one_wave.cuh (the one-wave kernel). This file is the
-// strategy: its workspace size, its check and its launch, choosing among those kernels.
+// strategy: its plan (which of those kernels, its grid and workspace) and its launch.
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
 
 namespace tscan {
 namespace {
 
-// D is the output's dtype, as for the launch.
-template <tscan_dtype D> struct lookback_workspace {
-    static tscan_status run(const tscan_problem *p, size_t *bytes) {
-        constexpr tscan_dtype K = kernel_dtype(D);
-        using T = typename dtype_traits<K>::T;
-        const lookback_plan plan = make_plan<T>(p);
-        using A = typename dtype_traits<K>::A;
-        *bytes = plan_workspace<A>(make_layout<T, A>(plan), plan).total;
-        one_wave_plan wave;  // the launch decides between the two: room for either
-        if (make_one_wave_plan<T>(p, &wave)) *bytes = std::max(*bytes, (size_t)one_wave_words<A>(wave) * sizeof(unsigned long long));
-        return TSCAN_SUCCESS;
-    }
+// A planned call: the kernel chosen and what its launch passes, the tile path's (the problem as
+// packed, layout, workspace offsets, grid) or the one-wave path's (the problem, its chunks).
+struct lookback_call {
+    tscan_status (*run)(const lookback_call &, void *workspace, cudaStream_t stream);
+    scan_args a;
+    int64_t out_word_line_step;  // tile path
+    tile_layout L;               // tile path
+    workspace_plan w;            // tile path
+    int tile_lines;              // tile path: status values a tile
+    int64_t wave_chunks;         // one-wave path
+    int64_t clear_words;         // the workspace's words cleared first
+    unsigned grid;
+    int threads;
+    size_t smem;
+    int sms;
 };
 
 // D is the output's dtype. Signed integers run the kernels of their unsigned twins
 // (kernel_dtype): 24 kernels, not 36, and 10 more for the outputs that a narrower input may
 // scan into (takes_narrower_input), one a tile shape.
-template <tscan_dtype D> struct lookback_launch {
+template <tscan_dtype D> struct lookback_planner {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
-    // With no workspace, only checks that the device can run the kernel that p would launch.
-    static tscan_status run(const tscan_problem *p, void *workspace, cudaStream_t stream) {
-        one_wave_plan wave;
-        if (workspace && make_one_wave_plan<T>(p, &wave)) {
-            bool ran = false;
-            const tscan_status s = p->op == TSCAN_OP_PROD ? launch_one_wave<true>(wave, workspace, stream, &ran)
-                                                          : launch_one_wave<false>(wave, workspace, stream, &ran);
-            if (s != TSCAN_SUCCESS || ran) return s;
-        }
+
+    // The workspace is room for either path (device-independent: a size asked on one device
+    // holds on another); with a device, the kernel that will run, its grid and what it needs.
+    static tscan_status run(const tscan_problem *p, lookback_call *call, size_t *bytes) {
         const lookback_plan plan = make_plan<T>(p);
+        one_wave_plan wave;
+        const bool wave_layout = make_one_wave_plan<T>(p, &wave);
+        *bytes = plan_workspace<A>(make_layout<T, A>(plan), plan).total;
+        if (wave_layout) *bytes = std::max(*bytes, (size_t)one_wave_words<A>(wave) * sizeof(unsigned long long));
+        if (!tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
+        const tscan_device_info *dev;
+        tscan_status s = tscan_current_device_info(&dev);
+        if (s != TSCAN_SUCCESS) return s;
+        call->sms = dev->sm_count;
+        if (wave_layout) {
+            bool fits = false;
+            s = p->op == TSCAN_OP_PROD ? plan_one_wave<true>(wave, dev, call, &fits)
+                                       : plan_one_wave<false>(wave, dev, call, &fits);
+            if (s != TSCAN_SUCCESS || fits) return s;
+        }
         if constexpr (takes_narrower_input(K)) {
             if (plan.a.widens)
-                return plan.cols == kLineChunk ? launch_shape<kLineChunk, 1, true>(plan, workspace, stream)
-                                               : launch_shape<kColumnBlock, 1, true>(plan, workspace, stream);
+                return plan.cols == kLineChunk ? plan_tiles<kLineChunk, 1, true>(plan, dev, call)
+                                               : plan_tiles<kColumnBlock, 1, true>(plan, dev, call);
         }
-        if (plan.cols == kLineChunk) return launch_line_chunk<axis_pack<T>()>(plan, workspace, stream);
-        return plan.v > 1 ? launch_shape<kColumnBlock, line_pack<T>()>(plan, workspace, stream)
-                          : launch_shape<kColumnBlock, 1>(plan, workspace, stream);
+        if (plan.cols == kLineChunk) return plan_line_chunk<axis_pack<T>()>(plan, dev, call);
+        return plan.v > 1 ? plan_tiles<kColumnBlock, line_pack<T>()>(plan, dev, call)
+                          : plan_tiles<kColumnBlock, 1>(plan, dev, call);
     }
 
     // The line chunk kernel of plan.v: one of axis_pack's halvings down to min_axis_pack, or 1.
-    template <int V> static tscan_status launch_line_chunk(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
+    template <int V> static tscan_status plan_line_chunk(const lookback_plan &plan, const tscan_device_info *dev, lookback_call *call) {
         if constexpr (V >= min_axis_pack<T>()) {
-            if (plan.v == V) return launch_shape<kLineChunk, V>(plan, workspace, stream);
-            return launch_line_chunk<V / 2>(plan, workspace, stream);
+            if (plan.v == V) return plan_tiles<kLineChunk, V>(plan, dev, call);
+            return plan_line_chunk<V / 2>(plan, dev, call);
         } else {
-            return launch_shape<kLineChunk, 1>(plan, workspace, stream);
+            return plan_tiles<kLineChunk, 1>(plan, dev, call);
         }
     }
 
+    // The persistent tile kernel: as many blocks as can be resident, each claiming tiles until
+    // none is left. Shared memory from the device, not from Hopper: a block that does not fit
+    // is declined, and AUTO runs another strategy.
     template <int Cols, int V, bool Widen = false>
-    static tscan_status launch_shape(const lookback_plan &plan, void *workspace, cudaStream_t stream) {
-        const auto kernel = lookback_kernel<K, Cols, V, Widen>;
-        // Shared memory from the device, not from Hopper: a block that does not fit is declined,
-        // and AUTO runs another strategy.
-        const size_t smem = dynamic_smem_bytes<T, V>();
-        const tscan_device_info *dev;
-        cudaFuncAttributes attributes;
-        if (!workspace && !tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
-        tscan_status s = tscan_current_device_info(&dev);
+    static tscan_status plan_tiles(const lookback_plan &plan, const tscan_device_info *dev, lookback_call *call) {
+        constexpr auto kernel = lookback_kernel<K, Cols, V, Widen>;
+        call->smem = dynamic_smem_bytes<T, V>();
+        call->threads = block_threads<T, V>();
+        kernel_fit fit;
+        const tscan_status s = fit_on<kernel>(dev, call->threads, call->smem, &fit);
         if (s != TSCAN_SUCCESS) return s;
-        TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-        if (smem + attributes.sharedSizeBytes > dev->smem_per_block_optin)
+        if (fit.per_sm < 1)
             return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
                               "lookback's blocks need %zu bytes of shared memory; device %d (%s) gives a block %zu",
-                              smem + attributes.sharedSizeBytes, dev->ordinal, dev->name, dev->smem_per_block_optin);
-        if (!workspace) return TSCAN_SUCCESS;
-        tile_layout L = make_layout<T, A>(plan);
-        const workspace_plan w = plan_workspace<A>(L, plan);
+                              call->smem + fit.static_smem, dev->ordinal, dev->name, dev->smem_per_block_optin);
+        const int64_t resident = (int64_t)fit.per_sm * dev->sm_count;
+        call->a = plan.a;
+        call->out_word_line_step = plan.out_word_line_step;
+        call->L = make_layout<T, A>(plan);
+        call->w = plan_workspace<A>(call->L, plan);
+        call->tile_lines = plan.tile_lines();
+        call->grid = (unsigned)(call->L.tiles < resident ? call->L.tiles : resident);
+        call->L.band = claim_band(call->L.groups, resident);
+        call->clear_words = (int64_t)((call->w.cleared + 7) / 8);
+        call->run = &launch_tiles<kernel>;
+        return TSCAN_SUCCESS;
+    }
+
+    template <auto Kernel> static tscan_status launch_tiles(const lookback_call &call, void *workspace, cudaStream_t stream) {
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
         st.flags = reinterpret_cast<uint32_t *>(base + sizeof(unsigned long long));
-        st.words = reinterpret_cast<unsigned long long *>(base + w.values);
-        st.aggregate = reinterpret_cast<A *>(base + w.values);
-        st.inclusive = st.aggregate + L.status_tiles * plan.tile_lines();
-
-        // Persistent grid: as many blocks as can be resident, each claiming tiles until none is left.
-        const int threads = block_threads<T, V>();
-        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        int64_t resident = 0;
-        int sms = 0;
-        s = resident_blocks(kernel, threads, smem, &resident, &sms);
-        if (s != TSCAN_SUCCESS) return s;
-        if (resident < 1) return tscan_fail(TSCAN_ERROR_INTERNAL, "lookback_kernel cannot be resident on this device");
-        const unsigned grid = (unsigned)(L.tiles < resident ? L.tiles : resident);
-        L.band = claim_band(L.groups, resident);
-
-        return launch_after_clear(kernel, grid, threads, smem, stream, st.counter,
-                                  (int64_t)((w.cleared + 7) / 8), sms, plan.a, plan.out_word_line_step, L, st);
+        st.words = reinterpret_cast<unsigned long long *>(base + call.w.values);
+        st.aggregate = reinterpret_cast<A *>(base + call.w.values);
+        st.inclusive = st.aggregate + call.L.status_tiles * call.tile_lines;
+        return launch_after_clear(Kernel, call.grid, call.threads, call.smem, stream, st.counter, call.clear_words,
+                                  call.sms, call.a, call.out_word_line_step, call.L, st);
     }
 
-    // The one-wave path, when the plan's tiles all fit on the device at once (*ran says
-    // whether it ran).
+    // The one-wave path, when the plan's tiles all fit on the device at once (*fits says
+    // whether they do).
     template <bool Prod>
-    static tscan_status launch_one_wave(const one_wave_plan &wave, void *workspace, cudaStream_t stream, bool *ran) {
-        const auto kernel = one_wave_kernel<K, Prod>;
-        int64_t resident = 0;
-        int sms = 0;
-        const tscan_status s = resident_blocks(kernel, kWaveThreads, 0, &resident, &sms);
+    static tscan_status plan_one_wave(const one_wave_plan &wave, const tscan_device_info *dev, lookback_call *call,
+                                      bool *fits) {
+        constexpr auto kernel = one_wave_kernel<K, Prod>;
+        kernel_fit fit;
+        const tscan_status s = fit_on<kernel>(dev, kWaveThreads, 0, &fit);
         if (s != TSCAN_SUCCESS) return s;
-        *ran = wave.tiles <= resident;
-        if (!*ran) return TSCAN_SUCCESS;
+        *fits = wave.tiles <= (int64_t)fit.per_sm * dev->sm_count;
+        if (!*fits) return TSCAN_SUCCESS;
+        call->a = wave.a;
+        call->wave_chunks = wave.chunks;
+        call->grid = (unsigned)wave.tiles;
+        call->threads = kWaveThreads;
+        call->smem = 0;
+        call->clear_words = one_wave_words<A>(wave);
+        call->run = &launch_one_wave<kernel>;
+        return TSCAN_SUCCESS;
+    }
+
+    template <auto Kernel> static tscan_status launch_one_wave(const lookback_call &call, void *workspace, cudaStream_t stream) {
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
-        return launch_after_clear(kernel, (unsigned)wave.tiles, kWaveThreads, 0, stream, words, one_wave_words<A>(wave), sms,
-                                  wave.a, wave.chunks, words);
+        return launch_after_clear(Kernel, call.grid, call.threads, 0, stream, words, call.clear_words, call.sms, call.a,
+                                  call.wave_chunks, words);
     }
 };
 
-tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    return dispatch_dtype<lookback_workspace>(p->out_dtype, p, bytes);
+tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
+    lookback_call *const call = plan_state<lookback_call>(plan);
+    *call = lookback_call{};
+    return dispatch_dtype<lookback_planner>(p->out_dtype, p, call, &plan->workspace_bytes);
 }
 
-tscan_status check(const tscan_problem *p) { return dispatch_dtype<lookback_launch>(p->out_dtype, p, nullptr, cudaStream_t{}); }
-
-tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_t stream) {
+tscan_status launch(const tscan_launch_plan *plan, void *workspace, cudaStream_t stream) {
     if (!workspace || (uintptr_t)workspace % 8 != 0)
         return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (lookback needs 8)",
                           workspace);
-    return dispatch_dtype<lookback_launch>(p->out_dtype, p, workspace, stream);
+    return run_plan<lookback_call>(plan, workspace, stream);
 }
 
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
@@ -196,5 +218,5 @@ void outline(const tscan_problem *p, tscan_strategy_outline *o) {
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::check,
-                                                           tscan::workspace_size, tscan::launch, tscan::outline};
+extern "C" const tscan_strategy tscan_strategy_lookback = {TSCAN_ALGO_LOOKBACK, tscan::plan, tscan::launch,
+                                                           tscan::outline};

@@ -405,12 +405,9 @@ template <tscan_dtype D> struct rows_launcher {
         return in;
     }
 
-    static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
+    static tscan_status run(const tscan_problem *p, int sms, cudaStream_t stream) {
         const scan_args a = make_scan_args(p);
         const input_window window = realign_window(a, p->out_elem_size);
-        int sms = 0;
-        tscan_status s = sm_count(&sms);
-        if (s != TSCAN_SUCCESS) return s;
         const int64_t span = a.n + head_slack(a, p->out_elem_size);
         if (span <= 32 * gi) {  // one chunk: the narrowest sub-warp that holds the line
             if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, window, sms, stream);
@@ -427,13 +424,15 @@ template <tscan_dtype D> struct rows_launcher {
 
 // Signed integers run the unsigned instantiation (see kernel_dtype).
 template <tscan_dtype D> struct rows_entry {
-    static tscan_status run(const tscan_problem *p, cudaStream_t stream) {
-        return rows_launcher<kernel_dtype(D)>::run(p, stream);
+    static tscan_status run(const problem_call &call, void *, cudaStream_t stream) {
+        return rows_launcher<kernel_dtype(D)>::run(&call.p, call.sms, stream);
     }
 };
 
-tscan_status launch(const tscan_problem *p, void *, size_t, cudaStream_t stream) {
-    return dispatch_dtype<rows_entry>(p->out_dtype, p, stream);
+// Every layout, no workspace.
+tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
+    plan->workspace_bytes = 0;
+    return plan_problem_call<rows_entry>(p, plan);
 }
 
 // What AUTO may know of rows' way with p: the consecutive elements a thread of a group holds.
@@ -450,5 +449,5 @@ void outline(const tscan_problem *p, tscan_strategy_outline *o) { dispatch_dtype
 
 // Every layout and every allowed pair of dtypes: unit steps take the vector path, any other
 // stride or a narrower input the element path.
-extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::takes_every_layout,
-                                                       tscan::no_workspace, tscan::launch, tscan::outline};
+extern "C" const tscan_strategy tscan_strategy_rows = {TSCAN_ALGO_ROWS, tscan::plan,
+                                                       tscan::run_plan<tscan::problem_call>, tscan::outline};

@@ -53,47 +53,47 @@ stream_plan plan_of(const tscan_problem *p) {
     return plan;
 }
 
+// A planned call: the form and its arguments, the SM count (the clear's grid), and the kernel
+// of the pair and operator, chosen when planning.
+struct stream_call {
+    tscan_status (*run)(const stream_call &, void *workspace, cudaStream_t stream);
+    stream_plan plan;
+    int sms;
+};
+
 template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
-    static tscan_status run(const stream_plan &plan, bool prod, void *workspace, cudaStream_t stream) {
-        int sms = 0;
-        const tscan_status s = sm_count(&sms);
-        if (s != TSCAN_SUCCESS) return s;
+    template <bool Prod> static tscan_status launch(const stream_call &call, void *workspace, cudaStream_t stream) {
+        if (!workspace || (uintptr_t)workspace % 8 != 0)
+            return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (stream needs 8)",
+                              workspace);
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
+        const stream_plan &plan = call.plan;
         const unsigned grid = (unsigned)plan.tiles();
-        if (plan.lanes) {
-            const auto kernel = prod ? lanes_kernel<In, Out, true> : lanes_kernel<In, Out, false>;
-            return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.lanes_form,
-                                      words);
-        }
-        const auto kernel = prod ? stream_kernel<In, Out, true> : stream_kernel<In, Out, false>;
-        return launch_after_clear(kernel, grid, kStreamThreads, 0, stream, words, plan.words(), sms, plan.segment_form,
-                                  words);
+        if (plan.lanes)
+            return launch_after_clear(lanes_kernel<In, Out, Prod>, grid, kStreamThreads, 0, stream, words, plan.words(),
+                                      call.sms, plan.lanes_form, words);
+        return launch_after_clear(stream_kernel<In, Out, Prod>, grid, kStreamThreads, 0, stream, words, plan.words(),
+                                  call.sms, plan.segment_form, words);
+    }
+    static tscan_status run(stream_call *call, bool prod) {
+        call->run = prod ? &launch<true> : &launch<false>;
+        return TSCAN_SUCCESS;
     }
 };
 
-tscan_status check(const tscan_problem *p) {
-    if (!plan_of(p).takes)
+tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
+    const stream_plan form = plan_of(p);
+    if (!form.takes)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
                           "stream takes a contiguous axis whose output lines lie end to end, or a packed block "
                           "with an inner extent of 2 to %d along the axis (input step %lld, output step %lld)",
                           kMaxLanes, (long long)p->in_step, (long long)p->out_step);
-    return TSCAN_SUCCESS;
-}
-
-tscan_status workspace_size(const tscan_problem *p, size_t *bytes) {
-    const stream_plan plan = plan_of(p);
-    if (!plan.takes) return check(p);
-    *bytes = (size_t)plan.words() * sizeof(unsigned long long);
-    return TSCAN_SUCCESS;
-}
-
-tscan_status launch(const tscan_problem *p, void *workspace, size_t, cudaStream_t stream) {
-    const stream_plan plan = plan_of(p);
-    if (!plan.takes) return check(p);
-    if (!workspace || (uintptr_t)workspace % 8 != 0)
-        return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (stream needs 8)",
-                          workspace);
-    return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, plan, p->op == TSCAN_OP_PROD, workspace, stream);
+    stream_call *const call = plan_state<stream_call>(plan);
+    *call = stream_call{nullptr, form, 0};
+    plan->workspace_bytes = (size_t)form.words() * sizeof(unsigned long long);
+    const tscan_status s = current_sms(&call->sms);
+    if (s != TSCAN_SUCCESS) return s;
+    return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, call, p->op == TSCAN_OP_PROD);
 }
 
 // What AUTO may know of the stream's way with p: whether either form takes its layout.
@@ -102,5 +102,5 @@ void outline(const tscan_problem *p, tscan_strategy_outline *o) { o->takes_layou
 }  // namespace
 }  // namespace tscan
 
-extern "C" const tscan_strategy tscan_strategy_stream = {TSCAN_ALGO_STREAM, tscan::check, tscan::workspace_size,
-                                                         tscan::launch, tscan::outline};
+extern "C" const tscan_strategy tscan_strategy_stream = {TSCAN_ALGO_STREAM, tscan::plan,
+                                                         tscan::run_plan<tscan::stream_call>, tscan::outline};

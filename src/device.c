@@ -11,10 +11,8 @@
 #define TSCAN_BUILT_ARCHS "unknown"
 #endif
 
-enum { MAX_DEVICES = 64 };
-
-static tscan_device_info cache[MAX_DEVICES];
-static atomic_int cached[MAX_DEVICES]; /* 1 once cache[d] is complete: readers need no lock */
+static tscan_device_info cache[TSCAN_MAX_DEVICES];
+static atomic_int cached[TSCAN_MAX_DEVICES]; /* 1 once cache[d] is complete: readers need no lock */
 static pthread_mutex_t fill_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static tscan_status cuda_failure(cudaError_t e, const char *what, int device) {
@@ -40,9 +38,9 @@ static tscan_status read_device(int device, tscan_device_info *info) {
 }
 
 tscan_status tscan_device_info_of(int device, const tscan_device_info **info) {
-    if (device < 0 || device >= MAX_DEVICES)
+    if (device < 0 || device >= TSCAN_MAX_DEVICES)
         return tscan_fail(TSCAN_ERROR_INTERNAL, "device %d is beyond the %d devices tscan caches", device,
-                          MAX_DEVICES);
+                          TSCAN_MAX_DEVICES);
     if (!atomic_load_explicit(&cached[device], memory_order_acquire)) {
         tscan_status s = TSCAN_SUCCESS;
         pthread_mutex_lock(&fill_lock);

@@ -133,25 +133,27 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
 /* The caller's choice; a NULL desc is refused by validation before it matters. */
 static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? desc->algo : TSCAN_ALGO_AUTO; }
 
-/* Validates, and for a non-empty request builds the problem and the strategy that will run
- * it with `algo` (the caller's, or AUTO for the query). *strategy stays NULL for an empty
- * tensor. AUTO never ends in NOT_SUPPORTED: if its first choice declines, the columns
- * kernel, which takes every layout, runs instead. */
+/* Validates, and for a non-empty request builds the problem and plans it, once, with the
+ * strategy that will run it under `algo` (the caller's, or AUTO for the query): *strategy and
+ * *launch_plan say what a launch does. *strategy stays NULL for an empty tensor. AUTO never
+ * ends in NOT_SUPPORTED: if its first choice declines, the columns kernel, which takes every
+ * layout, runs instead. */
 static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tscan_tensor *input,
-                         const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy) {
+                         const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy,
+                         tscan_launch_plan *launch_plan) {
     tscan_status s = tscan_validate(desc, input, output);
     *strategy = NULL;
     if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
     tscan_problem_init(p, desc, input, output);
     if (algo != TSCAN_ALGO_AUTO) {
         *strategy = strategy_of(algo);
-        return (*strategy)->check(p);
+        return (*strategy)->plan(p, launch_plan);
     }
     const tscan_planning planning = tscan_planning_for_current_device();
     *strategy = strategy_of(tscan_choose_algo(p, &planning));
-    if ((*strategy)->check(p) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
+    if ((*strategy)->plan(p, launch_plan) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
     *strategy = &tscan_strategy_columns;
-    s = (*strategy)->check(p);
+    s = (*strategy)->plan(p, launch_plan);
     return s == TSCAN_ERROR_NOT_SUPPORTED ? tscan_fail(TSCAN_ERROR_INTERNAL, "AUTO found no strategy for this layout")
                                           : s;
 }
@@ -160,16 +162,18 @@ tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tenso
                                   const tscan_tensor *output) {
     tscan_problem p;
     const tscan_strategy *strategy;
-    return plan(desc, requested_algo(desc), input, output, &p, &strategy);
+    tscan_launch_plan launch_plan;
+    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan);
 }
 
 tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
                                   const tscan_tensor *output, tscan_algo *algo) {
     tscan_problem p;
     const tscan_strategy *strategy;
+    tscan_launch_plan launch_plan;
     tscan_status s;
     if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
-    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy))) return s;
+    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan))) return s;
     /* An empty tensor runs nothing; report what a non-empty one of this layout would get. */
     *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
     return TSCAN_SUCCESS;
@@ -179,14 +183,12 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
                                        const tscan_tensor *output, size_t *bytes) {
     tscan_problem p;
     const tscan_strategy *strategy;
+    tscan_launch_plan launch_plan;
     tscan_status s;
     if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy))) return s;
-    if (!strategy) {
-        *bytes = 0;
-        return TSCAN_SUCCESS;
-    }
-    return strategy->workspace_size(&p, bytes);
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan))) return s;
+    *bytes = strategy ? launch_plan.workspace_bytes : 0;
+    return TSCAN_SUCCESS;
 }
 
 /* The kernels dereference these addresses: refuse memory that the stream's device cannot
@@ -253,14 +255,14 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
                         void *workspace, size_t workspace_bytes, cudaStream_t stream) {
     tscan_problem p;
     const tscan_strategy *strategy;
+    tscan_launch_plan launch_plan;
     const tscan_device_info *dev;
-    size_t needed = 0;
     int capturing = 0;
     tscan_status s;
     cudaError_t pending;
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy)) || !strategy)
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan)) || !strategy)
         return s;
-    if ((s = strategy->workspace_size(&p, &needed))) return s;
+    const size_t needed = launch_plan.workspace_bytes;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
         return tscan_fail(TSCAN_ERROR_WORKSPACE, "workspace %p of %zu bytes is smaller than the %zu bytes required",
                           workspace, workspace_bytes, needed);
@@ -273,5 +275,5 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
         (s = check_device_accessible(input->data, "input", dev, capturing)) ||
         (s = check_device_accessible(output->data, "output", dev, capturing)))
         return s;
-    return strategy->launch(&p, workspace, workspace_bytes, stream);
+    return strategy->launch(&launch_plan, workspace, stream);
 }

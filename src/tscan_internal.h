@@ -155,6 +155,9 @@ typedef struct tscan_device_info {
     int kernel_image;             /* this build holds code that the device runs */
 } tscan_device_info;
 
+/* Devices whose facts tscan caches (src/device.c, and each kernel's fit: cuda/lookback/launch.cuh). */
+enum { TSCAN_MAX_DEVICES = 64 };
+
 /* The device's info; TSCAN_ERROR_CUDA, with a message naming the built and the present
  * architectures, when this build holds no code the device can run (*info is still set). */
 tscan_status tscan_device_info_of(int device, const tscan_device_info **info);
@@ -215,20 +218,33 @@ typedef struct tscan_strategy_outline {
     int packs_small_elements; /* 1- and 2-byte elements move several to a slot (the layout packs) */
     int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
-    int takes_layout;         /* stream: its check would accept p's layout (lines end to end, or lanes) */
+    int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
 } tscan_strategy_outline;
 
-/* One scan strategy. `check` answers SUCCESS or NOT_SUPPORTED (with the reason set through
- * tscan_fail); `workspace_size` and `launch` are called only after `check` succeeded;
- * `outline`, where not NULL, describes how it would move p (host only, no CUDA call).
- * `launch` is asynchronous on `stream`, allocates nothing and synchronises nothing. */
+/* What a strategy decided for one problem, once a call: the workspace it needs, and in
+ * `state` whatever its launch reads (the kernel it chose, grid, layout), in a type of the
+ * strategy's own. */
+enum { TSCAN_PLAN_STATE_BYTES = 1024 };
+typedef struct tscan_launch_plan {
+    size_t workspace_bytes;
+    union {
+        unsigned char bytes[TSCAN_PLAN_STATE_BYTES];
+        long double align_long_double; /* the union is aligned for any state type */
+        void *align_pointer;
+        int64_t align_int64;
+    } state;
+} tscan_launch_plan;
+
+/* One scan strategy. `plan` answers SUCCESS with *plan filled, or NOT_SUPPORTED (the reason set
+ * through tscan_fail); it launches nothing, and reads device facts only through the per-device
+ * caches (src/device.c and the kernels' own). `launch` runs a plan that succeeded, on the
+ * current device, asynchronously on `stream`; it allocates and synchronises nothing.
+ * `outline`, where not NULL, describes how it would move p (host only, no CUDA call). */
 typedef struct tscan_strategy {
     tscan_algo algo;
-    tscan_status (*check)(const tscan_problem *p);
-    tscan_status (*workspace_size)(const tscan_problem *p, size_t *bytes);
-    tscan_status (*launch)(const tscan_problem *p, void *workspace, size_t workspace_bytes,
-                           cudaStream_t stream);
+    tscan_status (*plan)(const tscan_problem *p, tscan_launch_plan *plan);
+    tscan_status (*launch)(const tscan_launch_plan *plan, void *workspace, cudaStream_t stream);
     void (*outline)(const tscan_problem *p, tscan_strategy_outline *outline);
 } tscan_strategy;
 

@@ -1,10 +1,11 @@
 // lookback/launch.cuh - the workspace's clear and the scan kernel's overlapped launch after it, with what a
-// kernel does while it waits (prefetch_l2, wait_for_clear).
+// kernel does while it waits (prefetch_l2, wait_for_clear), and a kernel's fit on a device (fit_on).
 // Included by cuda/lookback.cu and by the stream kernels (cuda/stream/), each translation unit
 // with its own copy, hence the anonymous namespace.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include "common.cuh"
 
 namespace tscan {
@@ -45,13 +46,32 @@ __global__ void clear_workspace(unsigned long long *words, int64_t n_words) {
         words[i] = 0;
 }
 
-// Blocks of kernel (threads and smem bytes each) that the device holds at once, and its SMs.
-template <class Kernel> tscan_status resident_blocks(Kernel kernel, int threads, size_t smem, int64_t *resident, int *sms) {
-    int per_sm = 0;
-    TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    const tscan_status s = sm_count(sms);
-    if (s != TSCAN_SUCCESS) return s;
-    *resident = (int64_t)per_sm * *sms;
+// What Kernel gets on device dev with blocks of `threads` threads and `smem` dynamic
+// shared-memory bytes (each kernel launches with one such shape): the blocks an SM holds, 0
+// where a block's shared memory (the static and `smem`) exceeds what the device gives one; and
+// that static size. Read once per kernel and device and cached (the first read also raises
+// the kernel's dynamic shared-memory limit to smem), so that a call plans from the cache.
+struct kernel_fit {
+    int per_sm;
+    size_t static_smem;
+};
+template <auto Kernel> tscan_status fit_on(const tscan_device_info *dev, int threads, size_t smem, kernel_fit *fit) {
+    static std::atomic<unsigned long long> cache[TSCAN_MAX_DEVICES];  // bit 63 set: known; static << 32 | per_sm
+    constexpr unsigned long long kKnown = 1ull << 63;
+    const unsigned long long known = cache[dev->ordinal].load(std::memory_order_relaxed);
+    if (known & kKnown) {
+        *fit = {(int)(known & 0xffffffffu), (size_t)((known & ~kKnown) >> 32)};
+        return TSCAN_SUCCESS;
+    }
+    cudaFuncAttributes attributes;
+    TSCAN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Kernel));
+    *fit = {0, attributes.sharedSizeBytes};
+    if (smem + attributes.sharedSizeBytes <= dev->smem_per_block_optin) {
+        TSCAN_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        TSCAN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit->per_sm, Kernel, threads, smem));
+    }
+    cache[dev->ordinal].store(kKnown | (unsigned long long)fit->static_smem << 32 | (unsigned)fit->per_sm,
+                              std::memory_order_relaxed);
     return TSCAN_SUCCESS;
 }
 
