@@ -1,10 +1,12 @@
-/* main.c - tscan-bench: the benchmark driver (a run), `tscan-bench compare`, or `tscan-bench ab`
- * (two builds of the library timed alternately in one process). */
+/* main.c - tscan-bench: the benchmark driver (a run), `tscan-bench compare`, `tscan-bench ab`
+ * (two builds of the library timed alternately in one process), or `tscan-bench calls` (what a
+ * call costs back to back, host included). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "calls.h"
 #include "compare.h"
 #include "options.h"
 #include "random_sweep.h"
@@ -320,5 +322,6 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "compare")) return compare_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "summary")) return summary_main(argc - 1, argv + 1);
     if (argc > 1 && !strcmp(argv[1], "ab")) return ab_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "calls")) return calls_main(argc - 1, argv + 1);
     return run_main(argc, argv);
 }

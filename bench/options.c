@@ -15,6 +15,8 @@ void print_run_usage(FILE *out) {
         "       tscan-bench compare BASE.json NEW.json [--threshold PCT] [--noise-factor K]\n"
         "                   [--base-strategy S --new-strategy S]\n"
         "       tscan-bench summary REPORT.json [--json] [--strategy S]\n"
+        "       tscan-bench ab --lib-a PATH --lib-b PATH [options]   (tscan-bench ab --help)\n"
+        "       tscan-bench calls [--shape AxB] [--dtype D] [--lib PATH]...  (tscan-bench calls --help)\n"
         "\n"
         "Checks every case against tscan_scan_reference, then times it (L2 flushed before each\n"
         "sample, CUDA events around the launch) beside a device-to-device copy of the same bytes.\n"
