@@ -112,16 +112,17 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
 /* A wider output: lookback loads the narrower input an element at a time, converts it, and
  * runs its column blocks 2 to an SM (bench/NOTES.md §3.1, "Wider outputs"). Along memory it
  * leads rows on lines longer than rows_max_units, whatever their number (the one-width rules
- * weigh packed slots, which a narrower input does not have), and CUB's converting iterator on
- * long single lines. Across memory, columns leads its column blocks from columns_from_lines
- * lines, 4- and 8-byte inputs included. A few strided lines go to CUB, not to a thread each. */
+ * weigh packed slots, which a narrower input does not have). It leads CUB's converting
+ * iterator on one to four long lines, strided too; shorter strided ones go to CUB, not to a
+ * thread each. Across memory, columns leads its column blocks from columns_from_lines lines,
+ * 4- and 8-byte inputs included. */
 tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
     const tscan_algo same_width = same_width_algo(p, plan);
     if (p->elem_size == p->out_elem_size) return same_width;
     const int along_memory = llabs(p->out_step) == 1 && llabs(p->in_step) <= 1;
     if (p->lines <= t->few_lines)
-        return !along_memory ? TSCAN_ALGO_CUB_DEVICE : p->n >= t->long_line_min ? TSCAN_ALGO_LOOKBACK : same_width;
+        return p->n >= t->long_line_min ? TSCAN_ALGO_LOOKBACK : along_memory ? same_width : TSCAN_ALGO_CUB_DEVICE;
     if (!along_memory)
         return same_width == TSCAN_ALGO_LOOKBACK && llabs(p->out_step) != 1 && p->lines >= t->columns_from_lines
                    ? TSCAN_ALGO_COLUMNS
