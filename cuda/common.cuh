@@ -319,6 +319,27 @@ template <class T, int ITEMS> struct item_pack {
     }
 };
 
+// ---- sums of 1-byte elements, four to a 32-bit word -------------------------------------
+// A 1-byte output keeps a sum's low byte, which depends only on the low bytes of the terms: a
+// word of four elements is summed, scanned and packed whole, signed or not, with dp4a and
+// byte permutes (about two instructions an element, where taking it apart costs five). Running
+// sums are 32-bit accumulators whose low byte is the element's.
+__device__ __forceinline__ uint32_t byte_word_total(uint32_t word, uint32_t acc) { return __dp4a(word, 0x01010101u, acc); }
+// The word's four running sums from acc (inclusive, or exclusive: each before its element),
+// their low bytes packed in the word's order; acc moves past the word.
+__device__ __forceinline__ uint32_t byte_word_scan(uint32_t word, uint32_t &acc, bool exclusive) {
+    const uint32_t w3 = exclusive ? 0x00010101u : 0x01010101u;  // element 3's weights of elements 0..3
+    const uint32_t p0 = __dp4a(word, w3 >> 24, acc), p1 = __dp4a(word, w3 >> 16, acc);
+    const uint32_t p2 = __dp4a(word, w3 >> 8, acc), p3 = __dp4a(word, w3, acc);
+    acc = byte_word_total(word, acc);
+    return __byte_perm(__byte_perm(p0, p1, 0x0040), __byte_perm(p2, p3, 0x4000), 0x7610);
+}
+// Four lines a word (byte j is line j): lines 0 and 2, or 1 and 3, each in a 16-bit lane, so
+// that one 32-bit add adds two lines. A lane carries into the next only past 256 adds.
+__device__ __forceinline__ uint32_t even_bytes(uint32_t word) { return __byte_perm(word, 0, 0x4240); }
+__device__ __forceinline__ uint32_t odd_bytes(uint32_t word) { return __byte_perm(word, 0, 0x4341); }
+__device__ __forceinline__ uint32_t interleaved_bytes(uint32_t even, uint32_t odd) { return __byte_perm(even, odd, 0x6240); }
+
 // ---- the kernel-side view of a tscan_problem ----------------------------------------------
 // Direction is folded into the steps: line b is scanned in increasing k over
 // in[in_offset(b) + k * in_step], so a decreasing scan is an increasing one over a view
@@ -376,6 +397,11 @@ struct scan_args {
     tscan_dtype in_dtype;
     bool widens;
     int64_t in_bytes;
+    // Where the axis is packed (pack_axis) and a line does not fill its first or last pack: the
+    // elements of the first before the line's first (in scan order), and the line's elements in
+    // the last (0: it is whole). Those packs move element by element.
+    int axis_head;
+    int axis_tail;
 };
 
 inline scan_args make_scan_args(const tscan_problem *p) {
@@ -399,6 +425,8 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     a.in_dtype = p->dtype;
     a.widens = p->elem_size != p->out_elem_size;
     a.in_bytes = (int64_t)p->elem_size;
+    a.axis_head = 0;
+    a.axis_tail = 0;
     return a;
 }
 
@@ -424,16 +452,21 @@ inline bool side_lines_packed_by(const scan_args &a, const tensor_side &s, int64
     return true;
 }
 
-// w consecutive elements of one tensor's lines form a vector: a unit step (either sign), every
-// batch stride a multiple of w, and the vectors' lowest addresses aligned (a decreasing step's
-// vector starts w - 1 elements below its first scan element). The caller checks n % w.
-inline bool side_axis_packed_by(const scan_args &a, const tensor_side &s, int64_t w, size_t elem_size) {
-    if (s.step != 1 && s.step != -1) return false;
-    const int64_t low = (int64_t)(uintptr_t)s.base - (s.step < 0 ? (w - 1) * (int64_t)elem_size : 0);
-    if (low % (w * (int64_t)elem_size) != 0) return false;
+// Where one tensor's lines start on the grid of aligned vectors of w elements: the elements of
+// a line's first vector that come before its first element in scan order (the same for every
+// line: a unit step, either sign, and every batch stride a multiple of w), or -1 where the
+// lines lie on no common grid.
+inline int side_axis_head(const scan_args &a, const tensor_side &s, int64_t w, size_t elem_size) {
+    if (s.step != 1 && s.step != -1) return -1;
     for (int d = 0; d < a.batch.ndim; ++d)
-        if (s.strides[d] % w != 0) return false;
-    return true;
+        if (s.strides[d] % w != 0) return -1;
+    const int within = (int)((uintptr_t)s.base % ((uintptr_t)w * elem_size) / elem_size);  // in memory order
+    return s.step > 0 ? within : (int)w - 1 - within;
+}
+// w consecutive elements of one tensor's lines form a whole vector: each line starts one. The
+// caller checks n % w.
+inline bool side_axis_packed_by(const scan_args &a, const tensor_side &s, int64_t w, size_t elem_size) {
+    return side_axis_head(a, s, w, elem_size) == 0;
 }
 
 // The lines come in whole vectors of w: the last batch dimension holds a multiple of w.
@@ -463,19 +496,28 @@ inline void pack_lines(scan_args &a, int64_t w) {
     a.lines /= w;
 }
 
-// The axis packed by w in both tensors, with a multiple of w elements a line.
+// The lines of both tensors lie on one grid of vectors of w (the same head in each): the head,
+// or -1.
+inline int axis_head_in_vectors_of(const scan_args &a, int64_t w, size_t elem_size) {
+    const int head = side_axis_head(a, input_side(a), w, elem_size);
+    return head == side_axis_head(a, output_side(a), w, elem_size) ? head : -1;
+}
+// The axis packed by w in both tensors: every line whole vectors.
 inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
-    return a.n % w == 0 && side_axis_packed_by(a, input_side(a), w, elem_size) &&
-           side_axis_packed_by(a, output_side(a), w, elem_size);
+    return a.n % w == 0 && axis_head_in_vectors_of(a, w, elem_size) == 0;
 }
 
-// w consecutive elements of a line become one element of the kernel: n / w of them, each
-// addressed at its lowest element (for a decreasing step, its elements lie in reverse order).
-// Needs axis_packed_by(a, w).
-inline void pack_axis(scan_args &a, int64_t w, size_t elem_size) {
-    if (a.in_step < 0) a.in -= (w - 1) * (int64_t)elem_size;
-    if (a.out_step < 0) a.out -= (w - 1) * (int64_t)elem_size;
-    a.n /= w;
+// The vectors of w that hold a line become the kernel's elements, each addressed at its lowest
+// element (for a decreasing step, its elements lie in reverse order): ceil((head + n) / w) of
+// them, the first and last perhaps in part (axis_head, axis_tail). Needs head =
+// axis_head_in_vectors_of(a, w) >= 0.
+inline void pack_axis(scan_args &a, int64_t w, size_t elem_size, int head) {
+    // The first scan element's place in its vector, in memory order, on either side.
+    a.in -= (a.in_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
+    a.out -= (a.out_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
+    a.axis_head = head;
+    a.axis_tail = (int)((head + a.n) % w);
+    a.n = (head + a.n + w - 1) / w;
     a.in_step *= w;
     a.out_step *= w;
 }

@@ -175,10 +175,12 @@ Test(gpu_shapes, strided_axis) {
  * 8- or 4-byte ones where the layout packs fewer, or 32-bit ones (1-byte elements): several
  * tiles of each, forward and reversed, packed, with negated strides (a word's elements then
  * lie in reverse order) and in place. Rows of 20004 pack 2-byte elements by 4 (8 bytes), rows
- * of 20002 2- and 4-byte ones by 2. The rotating layouts above cover the unpacked fallbacks
- * (odd sizes, odd strides, offsets). */
-static const gu_shape packed_words[] = {{1, {40000}, 0}, {2, {2, 20000}, 1}, {2, {3, 20004}, 1},
-                                        {2, {3, 20002}, 1}, {2, {600, 64}, 0}};
+ * of 20002 2- and 4-byte ones by 2. A single line packs whatever its length and start, its
+ * first and last slots in part: 40001, 40006 and 49999 end 1 to 7 elements into a slot of every
+ * width, and the views that start off alignment (half the cases) start inside one. The rotating
+ * layouts above cover the unpacked fallbacks (odd strides, input and output off each other). */
+static const gu_shape packed_words[] = {{1, {40000}, 0}, {2, {2, 20000}, 1}, {2, {3, 20004}, 1}, {2, {3, 20002}, 1},
+                                        {2, {600, 64}, 0}, {1, {40001}, 0}, {1, {40006}, 0}, {1, {49999}, 0}};
 Test(gpu_shapes, packed_words) {
     static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_NEGATIVE, TU_LAYOUT_IN_PLACE};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)

@@ -284,9 +284,10 @@ Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
  * elements); longer lines, products and decreasing scans, and 1- and
  * 2-byte types whose line packs into words, go to lookback, whose tiles with word statuses
  * beat CUB's tuned sum there, its generic policy and its converting iterator (bench/NOTES.md).
- * A line of small elements that does not pack (odd length) goes to lookback's single elements
- * from 2^24 elements (measured ahead of CUB's iterator there: results/random-*.json) and stays
- * with CUB below. */
+ * A line along memory packs whatever its length and start (its first and last slots in part).
+ * One of small elements that does not pack (read with a step of 2) goes to lookback's single
+ * elements from 2^24 elements (measured ahead of CUB's iterator there: results/random-*.json)
+ * and stays with CUB below. */
 Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
     static const struct {
         tscan_dtype dtype;
@@ -323,8 +324,19 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         {TSCAN_FLOAT16, TSCAN_OP_SUM, TSCAN_INCREASING, 268435455, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT8, TSCAN_OP_SUM, TSCAN_INCREASING, 268435454, TSCAN_ALGO_LOOKBACK},
         {TSCAN_UINT8, TSCAN_OP_SUM, TSCAN_INCREASING, (INT64_C(1) << 24) + 1, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_UINT8, TSCAN_OP_SUM, TSCAN_INCREASING, (INT64_C(1) << 24) - 1, TSCAN_ALGO_CUB_DEVICE},
-        {TSCAN_BFLOAT16, TSCAN_OP_PROD, TSCAN_INCREASING, 1000001, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_UINT8, TSCAN_OP_SUM, TSCAN_INCREASING, (INT64_C(1) << 24) - 1, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_BFLOAT16, TSCAN_OP_PROD, TSCAN_INCREASING, 1000001, TSCAN_ALGO_LOOKBACK},
+    };
+    /* The same lines, their input read with a step of 2 elements: they do not pack. */
+    static const struct {
+        tscan_dtype dtype;
+        tscan_op op;
+        int64_t n;
+        tscan_algo expected;
+    } sliced[] = {
+        {TSCAN_UINT8, TSCAN_OP_SUM, (INT64_C(1) << 24) + 1, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_UINT8, TSCAN_OP_SUM, (INT64_C(1) << 24) - 1, TSCAN_ALGO_CUB_DEVICE},
+        {TSCAN_BFLOAT16, TSCAN_OP_PROD, 1000001, TSCAN_ALGO_CUB_DEVICE},
     };
     for (size_t i = 0; i < sizeof by_form / sizeof by_form[0]; ++i) {
         const int64_t sizes[1] = {by_form[i].n};
@@ -335,6 +347,16 @@ Test(auto_dispatch, one_long_line_goes_to_cub_only_where_cub_leads) {
         const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, by_form[i].expected, "case %zu (%s): AUTO chose %s, expected %s", i,
                      tscan_dtype_name(by_form[i].dtype), tscan_algo_name(chosen), tscan_algo_name(by_form[i].expected));
+    }
+    for (size_t i = 0; i < sizeof sliced / sizeof sliced[0]; ++i) {
+        const int64_t sizes[1] = {sliced[i].n}, every_other[1] = {2};
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, sliced[i].dtype, 1, sizes, every_other), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, sliced[i].dtype, 1, sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {sliced[i].op, 0, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
+        cr_expect_eq(chosen, sliced[i].expected, "sliced case %zu (%s): AUTO chose %s, expected %s", i,
+                     tscan_dtype_name(sliced[i].dtype), tscan_algo_name(chosen), tscan_algo_name(sliced[i].expected));
     }
 }
 

@@ -84,6 +84,19 @@ template <class T, int V> struct slot_io {
         if constexpr (kFull) *reinterpret_cast<S *>(p) = s;
         else *p = get(s, 0);
     }
+    // A slot of which only elements [first, end) (memory order) exist: those move one at a
+    // time, and the others load as `fill`.
+    static __device__ __forceinline__ S load_part(const T *p, int first, int end, T fill) {
+        S s{};
+#pragma unroll
+        for (int j = 0; j < V; ++j) s = with(s, j, j >= first && j < end ? p[j] : fill);
+        return s;
+    }
+    static __device__ __forceinline__ void store_part(T *p, S s, int first, int end) {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (j >= first && j < end) p[j] = get(s, j);
+    }
 };
 
 // Pipelined blocks (full slots): 8 data warps and a warp that looks back, with two tile

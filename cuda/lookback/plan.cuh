@@ -25,7 +25,9 @@ struct lookback_plan {
 // (neighbouring lines are then usually neighbouring addresses); otherwise each line is its
 // own chain, read along the axis (coalesced when the axis is contiguous). Elements narrower
 // than 8 bytes pack when the lines allow (column blocks: in both tensors, or in the input
-// with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks).
+// with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks: the
+// lines on one grid of slots, whatever their length and start; a line's first and last slot
+// may hold it in part, and those move element by element).
 // A narrower input (a wider output, T the output's type) never packs: its elements load one
 // at a time.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
@@ -41,8 +43,9 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         plan.v = kLinePack;
     } else if (plan.cols == kLineChunk) {
         for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
-            if (axis_packed_by(plan.a, w, sizeof(T))) {
-                pack_axis(plan.a, w, sizeof(T));
+            const int head = axis_head_in_vectors_of(plan.a, w, sizeof(T));
+            if (head >= 0) {
+                pack_axis(plan.a, w, sizeof(T), head);
                 plan.v = w;
                 break;
             }

@@ -77,6 +77,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // the H100 (bench/NOTES.md §3.10): raw column blocks cost int64 on the transposed input
     // (8-byte registers spilled), raw line chunks gained float32.
     constexpr bool kScanned = V == 1 && !kTransposed;
+    // 1-byte sums take a slot's four elements whole (byte_word_scan, even_bytes: common.cuh).
+    constexpr bool kByteWords = sizeof(T) == 1 && V == 4;
     constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
@@ -113,17 +115,21 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     };
 
     // Where a data thread's rows of a tile are: its line's base pointers (null past the last
-    // line), the first row and how many of its rows exist.
+    // line), the first row, how many of its rows exist, how many of those come before a line
+    // chunk's last row that holds the line in part (a.axis_tail), and whether its first row is
+    // the line's first that holds it in part (a.axis_head).
     using InPtr = std::conditional_t<Widen, const char *, const T *>;  // a narrower input is addressed in bytes
     struct rows_of {
         InPtr in;
         T *out;
         int64_t k0;
         int left;
+        int whole;
+        bool head_part;
     };
     const auto rows_of_tile = [&](tile_at at) {
         const int64_t line = at.group * Cols + col;
-        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0};
+        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0, 0, false};
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
@@ -133,6 +139,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
             // i * kRowStride < left.
             v.left = (int)min(max(a.n - v.k0, (int64_t)0), L.rows);
+            v.whole = a.axis_tail == 0 ? v.left : (int)min(max(a.n - 1 - v.k0, (int64_t)0), L.rows);
+            v.head_part = a.axis_head != 0 && v.k0 == 0;
         }
         return v;
     };
@@ -140,6 +148,19 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // element along the axis of a line chunk's (stage puts a decreasing line's in that order).
     const auto element_in = [&](S s, int e) { return Traits::load(IO::get(s, e)); };
     const auto line_of = [](int e) { return LV == 1 ? 0 : e; };
+    // A line chunk's loaded row i holds the line in part: the line's first row after a head, or
+    // its last before a tail (row v.whole when v.whole < v.left). Only those rows' elements
+    // [first, end) exist, in memory order (the rest load as the operator's neutral value).
+    const auto is_whole_row = [&](const rows_of &v, int i) { return i * kRowStride < v.whole && (i > 0 || !v.head_part); };
+    const auto is_part_row = [&](const rows_of &v, int i) {
+        return (i == 0 && v.head_part) || (v.whole < v.left && i * kRowStride == v.whole);
+    };
+    const auto part_of_row = [&](const rows_of &v, int i, int64_t step, int &first, int &end) {
+        const int64_t k = v.k0 + (int64_t)i * kRowStride;
+        const int lo = k == 0 ? a.axis_head : 0, hi = k == a.n - 1 && a.axis_tail != 0 ? a.axis_tail : V;  // scan order
+        first = step < 0 ? V - hi : lo;
+        end = step < 0 ? V - lo : hi;
+    };
 
     // Data warps: load a tile into buffer buf and reduce (or scan) each thread's rows, then the
     // slices' totals per line (within the warp: lanes Cols apart serve the same line; then
@@ -158,7 +179,19 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
-            for (int i = 0; i < R; ++i, offset += step) slots[i] = i * kRowStride < v.left ? IO::load(v.in + offset) : S{};
+            for (int i = 0; i < R; ++i, offset += step) slots[i] = is_whole_row(v, i) ? IO::load(v.in + offset) : S{};
+            if constexpr (kTransposed) {
+                if (v.head_part || v.whole < v.left) {
+#pragma unroll
+                    for (int i = 0; i < R; ++i) {
+                        if (!is_part_row(v, i)) continue;
+                        int first, end;
+                        part_of_row(v, i, a.in_step, first, end);
+                        slots[i] = IO::load_part(v.in + (v.k0 + i * kRowStride) * a.in_step, first, end,
+                                                 Traits::store(op.neutral()));
+                    }
+                }
+            }
         }
         if (in_reversed) {
 #pragma unroll
@@ -188,12 +221,30 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 #pragma unroll
                 for (int r = 0; r < R; ++r) s_items[own_slot(r)] = slots[r];
             }
+            const auto reduce_elements = [&] {
 #pragma unroll
-            for (int j = 0; j < LV; ++j) total[j] = op.neutral();
+                for (int j = 0; j < LV; ++j) total[j] = op.neutral();
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
+                for (int r = 0; r < R; ++r) {
 #pragma unroll
-                for (int e = 0; e < V; ++e) total[line_of(e)] = item_op(total[line_of(e)], element_in(slots[r], e));
+                    for (int e = 0; e < V; ++e) total[line_of(e)] = item_op(total[line_of(e)], element_in(slots[r], e));
+                }
+            };
+            if constexpr (kByteWords) {
+                if (item_op.prod) {
+                    reduce_elements();
+                } else if constexpr (kTransposed) {
+                    total[0] = 0;
+#pragma unroll
+                    for (int r = 0; r < R; ++r) total[0] = byte_word_total(slots[r], total[0]);
+                } else {
+                    uint32_t even = 0, odd = 0;  // R rows: no lane carries
+#pragma unroll
+                    for (int r = 0; r < R; ++r) even += even_bytes(slots[r]), odd += odd_bytes(slots[r]);
+                    total[0] = even & 0xffu, total[1] = odd & 0xffu, total[2] = even >> 16, total[3] = odd >> 16;
+                }
+            } else {
+                reduce_elements();
             }
         }
         A warp_exclusive[LV];
@@ -250,6 +301,13 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
         const bool through_shared = kTransposed || line_by_line;
         A previous = running[0];  // scanned buffers: the inclusive scan before row r
+        // 1-byte sums of a column block: lines 0 and 2, 1 and 3 in 16-bit lanes (R rows from a
+        // byte each: no lane carries).
+        uint32_t even_running = 0, odd_running = 0;
+        if constexpr (kByteWords && !kTransposed) {
+            even_running = (running[0] & 0xffu) | (running[2] & 0xffu) << 16;
+            odd_running = (running[1] & 0xffu) | (running[3] & 0xffu) << 16;
+        }
         // Row r's outputs, in a slot as stored (each thread overwrites only its own slots, once
         // read: no barrier is needed before).
         const auto output_row = [&](int r) {
@@ -260,12 +318,27 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 out = IO::with(out, 0, Traits::store(a.exclusive ? previous : inclusive));
                 previous = inclusive;
             } else {
+                const auto scan_elements = [&] {
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    A &acc = running[line_of(e)];
-                    const A next = item_op(acc, element_in(in, e));
-                    out = IO::with(out, e, Traits::store(a.exclusive ? acc : next));
-                    acc = next;
+                    for (int e = 0; e < V; ++e) {
+                        A &acc = running[line_of(e)];
+                        const A next = item_op(acc, element_in(in, e));
+                        out = IO::with(out, e, Traits::store(a.exclusive ? acc : next));
+                        acc = next;
+                    }
+                };
+                if constexpr (kByteWords) {
+                    if (item_op.prod) {
+                        scan_elements();
+                    } else if constexpr (kTransposed) {
+                        out = byte_word_scan(in, running[0], a.exclusive);
+                    } else {
+                        const uint32_t even = even_running + even_bytes(in), odd = odd_running + odd_bytes(in);
+                        out = a.exclusive ? interleaved_bytes(even_running, odd_running) : interleaved_bytes(even, odd);
+                        even_running = even, odd_running = odd;
+                    }
+                } else {
+                    scan_elements();
                 }
             }
             return out_reversed ? IO::reversed(out) : out;
@@ -347,7 +420,16 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const int64_t step = kRowStride * a.out_step;
 #pragma unroll
             for (int i = 0; i < R; ++i, offset += step)
-                if (i * kRowStride < v.left) IO::store(v.out + offset, s_items[striped_slot(i)]);
+                if (is_whole_row(v, i)) IO::store(v.out + offset, s_items[striped_slot(i)]);
+            if (v.head_part || v.whole < v.left) {
+#pragma unroll
+                for (int i = 0; i < R; ++i) {
+                    if (!is_part_row(v, i)) continue;
+                    int first, end;
+                    part_of_row(v, i, a.out_step, first, end);
+                    IO::store_part(v.out + (v.k0 + i * kRowStride) * a.out_step, s_items[striped_slot(i)], first, end);
+                }
+            }
         }
     };
 
@@ -387,7 +469,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         const int64_t in_bytes = Widen ? a.in_bytes : 1;  // InPtr's units of an input element
 #pragma unroll
         for (int i = 0; i < R; ++i)
-            if (i * kRowStride < v.left) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step * in_bytes);
+            if (is_whole_row(v, i)) prefetch_l2(v.in + (v.k0 + (int64_t)i * kRowStride) * a.in_step * in_bytes);
     }
     wait_for_clear();
     if (t == 0) s_tile[0] = claim();

@@ -118,6 +118,10 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     for (int i = 0; i < 4; ++i) r |= (unsigned)((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
     return r;
 }
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {  // unsigned bytes
+    for (int i = 0; i < 4; ++i) c += (a >> (8 * i) & 0xff) * (b >> (8 * i) & 0xff);
+    return c;
+}
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }
