@@ -71,12 +71,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
-        /* Lines whose starts move on the 16-byte grid from line to line cost rows partial
-         * vectors at both ends, element by element; stream reads them as one flat run. */
+        /* Lines end to end whose starts move on the 16-byte grid from line to line cost rows
+         * partial vectors at both ends, element by element; stream reads them as one flat run
+         * (an input with gaps between its lines it gathers, and there rows lead). */
         const int fills_threads = p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
-        const int off_grid = p->batch_ndim > 0 && (p->in_batch_strides[last] * (int64_t)p->elem_size % 16 != 0 ||
-                                                   p->out_batch_strides[last] * (int64_t)p->out_elem_size % 16 != 0);
+        const int off_grid = p->batch_ndim > 0 && p->in_step == 1 && p->in_batch_strides[last] == p->n &&
+                             line_bytes % 16 != 0;
         const int64_t stream_below = off_grid ? t->stream_unaligned_line_bytes : t->stream_short_line_bytes;
         if (small && stream.takes_layout && line_bytes < stream_below && !fills_threads) return TSCAN_ALGO_STREAM;
         /* A warp or block per line for lines up to a look-back tile (8192 words), up to two

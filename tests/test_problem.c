@@ -488,8 +488,8 @@ Test(auto_dispatch, wider_outputs) {
 
 /* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1): a few elements go to
  * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
- * elements each) go to stream under 64 bytes, under 512 when the lines start off the 16-byte
- * grid; the rest stay with rows. A long axis over a few columns of 4- and 8-byte elements
+ * elements each) go to stream under 64 bytes, under 512 when the lines lie end to end off the
+ * 16-byte grid; the rest stay with rows. A long axis over a few columns of 4- and 8-byte elements
  * goes to stream's lanes, a short one or small elements do not. */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
@@ -512,6 +512,7 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT16, 2, {4194304, 61}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {262144, 1001}, 1, 0, TSCAN_ALGO_ROWS},      /* long enough */
+        {TSCAN_UINT8, 2, {1048576, 164}, 1, 1, TSCAN_ALGO_ROWS},     /* input lines apart: gathered */
         {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_ROWS},    /* on the grid */
         {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_ROWS},    /* 4-byte elements stay */
         {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
