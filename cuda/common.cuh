@@ -397,11 +397,6 @@ struct scan_args {
     tscan_dtype in_dtype;
     bool widens;
     int64_t in_bytes;
-    // Where the axis is packed (pack_axis) and a line does not fill its first or last pack: the
-    // elements of the first before the line's first (in scan order), and the line's elements in
-    // the last (0: it is whole). Those packs move element by element.
-    int axis_head;
-    int axis_tail;
 };
 
 inline scan_args make_scan_args(const tscan_problem *p) {
@@ -425,8 +420,6 @@ inline scan_args make_scan_args(const tscan_problem *p) {
     a.in_dtype = p->dtype;
     a.widens = p->elem_size != p->out_elem_size;
     a.in_bytes = (int64_t)p->elem_size;
-    a.axis_head = 0;
-    a.axis_tail = 0;
     return a;
 }
 
@@ -509,14 +502,13 @@ inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
 
 // The vectors of w that hold a line become the kernel's elements, each addressed at its lowest
 // element (for a decreasing step, its elements lie in reverse order): ceil((head + n) / w) of
-// them, the first and last perhaps in part (axis_head, axis_tail). Needs head =
-// axis_head_in_vectors_of(a, w) >= 0.
-inline void pack_axis(scan_args &a, int64_t w, size_t elem_size, int head) {
+// them, the first holding the line after `head` elements, the last its first *tail (0: whole).
+// Needs head = axis_head_in_vectors_of(a, w) >= 0.
+inline void pack_axis(scan_args &a, int64_t w, size_t elem_size, int head, int *tail) {
     // The first scan element's place in its vector, in memory order, on either side.
     a.in -= (a.in_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
     a.out -= (a.out_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
-    a.axis_head = head;
-    a.axis_tail = (int)((head + a.n) % w);
+    *tail = (int)((head + a.n) % w);
     a.n = (head + a.n + w - 1) / w;
     a.in_step *= w;
     a.out_step *= w;

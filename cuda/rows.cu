@@ -321,27 +321,11 @@ __global__ void __launch_bounds__(
             }
 
             const bool all_inside = whole(a, line, p0, ITEMS);
-            // Items reduced, then rescanned from the group's prefix, with the operator fixed at
-            // compile time (fixed_op): a thread's items are most of the kernel's arithmetic.
-            const auto reduce_and_rescan = [&](auto item_op) {
-                A x[ITEMS];
-#pragma unroll
-                for (int i = 0; i < ITEMS; ++i)
-                    x[i] = all_inside || holds(a, p0 - line.head + i) ? traits::load(current.get(i)) : pad;
-                A total = x[0];
-#pragma unroll
-                for (int i = 1; i < ITEMS; ++i) total = item_op(total, x[i]);
-                A running = scan.exclusive(total);
-#pragma unroll
-                for (int i = 0; i < ITEMS; ++i) {
-                    const A before = running;
-                    running = item_op(running, x[i]);
-                    current.set(i, traits::store(a.exclusive ? before : running));
-                }
-            };
             // 1-byte sums take the items four to a word (byte_word_scan: common.cuh), those
             // outside the line zeroed.
-            const auto sum_byte_words = [&] {
+            bool byte_words = false;
+            if constexpr (sizeof(T) == 1) byte_words = !a.prod;
+            if (byte_words) {
                 item_pack<T, ITEMS> held = current;
                 if (!all_inside) {
 #pragma unroll
@@ -354,10 +338,28 @@ __global__ void __launch_bounds__(
                 uint32_t running = scan.exclusive(total);
 #pragma unroll
                 for (int w = 0; w < ITEMS / 4; ++w) current.words[w] = byte_word_scan(held.words[w], running, a.exclusive);
-            };
-            if (a.prod) reduce_and_rescan(fixed_op<A, true>{});
-            else if constexpr (sizeof(T) == 1) sum_byte_words();
-            else reduce_and_rescan(fixed_op<A, false>{});
+            } else {
+                A x[ITEMS];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    x[i] = all_inside || holds(a, p0 - line.head + i) ? traits::load(current.get(i)) : pad;
+                // Items reduced, then rescanned from the group's prefix, with the operator fixed
+                // at compile time (fixed_op): a thread's items are most of the kernel's arithmetic.
+                const auto reduce_and_rescan = [&](auto item_op) {
+                    A total = x[0];
+#pragma unroll
+                    for (int i = 1; i < ITEMS; ++i) total = item_op(total, x[i]);
+                    A running = scan.exclusive(total);
+#pragma unroll
+                    for (int i = 0; i < ITEMS; ++i) {
+                        const A before = running;
+                        running = item_op(running, x[i]);
+                        current.set(i, traits::store(a.exclusive ? before : running));
+                    }
+                };
+                if (a.prod) reduce_and_rescan(fixed_op<A, true>{});
+                else reduce_and_rescan(fixed_op<A, false>{});
+            }
             put(a, line, p0, current);
             scan.chunk_done();
             if constexpr (prefetch) current = next;

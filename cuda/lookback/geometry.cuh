@@ -138,6 +138,10 @@ struct tile_layout {
     // Tiles with a successor in their chain, the only ones that publish a status: the ids
     // below groups * (chunks - 1). A single-chunk problem needs no status at all.
     int64_t status_tiles;
+    // A line chunk's line in part in its first and last slots (pack_axis): the elements of the
+    // first before the line (in scan order), and the line's elements in the last (0: whole).
+    // Those slots move element by element.
+    int axis_head, axis_tail;
     int64_t chunk_words;  // word statuses: a chunk's words (all its chains'), in whole 32-byte sectors
     int64_t band;         // chains claimed together, chunk-major (the last band may hold fewer)
 };

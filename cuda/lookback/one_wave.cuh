@@ -40,7 +40,8 @@ template <class T> bool make_one_wave_plan(const tscan_problem *p, one_wave_plan
     constexpr int kPer = 16 / (int)sizeof(T);
     w->a = make_scan_args(p);
     if (w->a.widens || !axis_packed_by(w->a, kPer, sizeof(T))) return false;
-    pack_axis(w->a, kPer, sizeof(T), 0);
+    int tail;
+    pack_axis(w->a, kPer, sizeof(T), 0, &tail);
     w->chunks = (w->a.n + kWaveTileVectors - 1) / kWaveTileVectors;
     w->tiles = w->a.lines * w->chunks;
     return w->chunks <= kWaveMaxChunks;

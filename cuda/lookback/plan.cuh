@@ -17,6 +17,7 @@ struct lookback_plan {
     int cols;
     int v;
     int64_t out_word_line_step;  // output elements between the lines of a column block's word
+    int axis_head, axis_tail;    // line chunks: the line's first and last slots in part (tile_layout)
     int lines_per_lane() const { return cols == kLineChunk ? 1 : v; }  // lines_per_thread<Cols, V>
     int tile_lines() const { return cols * lines_per_lane(); }          // status values per tile
 };
@@ -32,7 +33,7 @@ struct lookback_plan {
 // at a time.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
-    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0};
+    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0, 0, 0};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
     if (plan.a.widens) return plan;
@@ -45,7 +46,8 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
             const int head = axis_head_in_vectors_of(plan.a, w, sizeof(T));
             if (head >= 0) {
-                pack_axis(plan.a, w, sizeof(T), head);
+                pack_axis(plan.a, w, sizeof(T), head, &plan.axis_tail);
+                plan.axis_head = head;
                 plan.v = w;
                 break;
             }
@@ -66,6 +68,8 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     const int64_t tile_words = (int64_t)plan.tile_lines() * word_parts<A>();
     L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
     L.band = L.groups;  // the launch sets it from the blocks resident
+    L.axis_head = plan.axis_head;
+    L.axis_tail = plan.axis_tail;
     return L;
 }
 

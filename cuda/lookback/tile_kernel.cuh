@@ -116,8 +116,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 
     // Where a data thread's rows of a tile are: its line's base pointers (null past the last
     // line), the first row, how many of its rows exist, how many of those come before a line
-    // chunk's last row that holds the line in part (a.axis_tail), and whether its first row is
-    // the line's first that holds it in part (a.axis_head).
+    // chunk's last row that holds the line in part (L.axis_tail), and whether its first row is
+    // the line's first that holds it in part (L.axis_head).
     using InPtr = std::conditional_t<Widen, const char *, const T *>;  // a narrower input is addressed in bytes
     struct rows_of {
         InPtr in;
@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             // Loaded row i of this thread is axis element k0 + i * kRowStride, present for
             // i * kRowStride < left.
             v.left = (int)min(max(a.n - v.k0, (int64_t)0), L.rows);
-            v.whole = a.axis_tail == 0 ? v.left : (int)min(max(a.n - 1 - v.k0, (int64_t)0), L.rows);
-            v.head_part = a.axis_head != 0 && v.k0 == 0;
+            v.whole = L.axis_tail == 0 ? v.left : (int)min(max(a.n - 1 - v.k0, (int64_t)0), L.rows);
+            v.head_part = L.axis_head != 0 && v.k0 == 0;
         }
         return v;
     };
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     };
     const auto part_of_row = [&](const rows_of &v, int i, int64_t step, int &first, int &end) {
         const int64_t k = v.k0 + (int64_t)i * kRowStride;
-        const int lo = k == 0 ? a.axis_head : 0, hi = k == a.n - 1 && a.axis_tail != 0 ? a.axis_tail : V;  // scan order
+        const int lo = k == 0 ? L.axis_head : 0, hi = k == a.n - 1 && L.axis_tail != 0 ? L.axis_tail : V;  // scan order
         first = step < 0 ? V - hi : lo;
         end = step < 0 ? V - lo : hi;
     };
