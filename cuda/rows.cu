@@ -32,6 +32,12 @@ constexpr int rows_block_threads = kernel_policy::rows_block_threads;
 constexpr int rows_min_blocks_per_sm(int group, int accumulator_bytes) {
     return group > 32 ? 2 : accumulator_bytes > 32 ? 3 : 4;
 }
+// Register bytes an item takes: its accumulator's, but 1 for 1-byte items, which sums keep four
+// to a word (their products, one by one, fit 64 registers too without spilling).
+template <tscan_dtype D> constexpr int item_register_bytes() {
+    using traits = dtype_traits<D>;
+    return sizeof(typename traits::T) == 1 ? 1 : (int)sizeof(typename traits::A);
+}
 
 // Lines longer than a warp's chunk get a warp each when there are enough of them to fill
 // every SM with warps (32 per SM at 1024 resident threads), else a block each.
@@ -285,7 +291,7 @@ template <class A, int GROUP> struct group_scan<A, GROUP, true> {
 // before wider outputs (bench/NOTES.md §2).
 template <tscan_dtype D, int GROUP, int ITEMS, bool Widen>
 __global__ void __launch_bounds__(
-    rows_block_threads, rows_min_blocks_per_sm(GROUP, ITEMS * (int)sizeof(typename dtype_traits<D>::A)))
+    rows_block_threads, rows_min_blocks_per_sm(GROUP, ITEMS * item_register_bytes<D>()))
     rows_kernel(const scan_args a, const input_window window) {
     using traits = dtype_traits<D>;
     using T = typename traits::T;
