@@ -193,7 +193,7 @@ typedef struct tscan_auto_policy {
     int64_t columns_short_line_bytes;    /* ... and bytes (from columns_short_line_min_bytes) go */
     int64_t columns_short_line_min_bytes; /* ... to columns, a thread a line */
     int64_t stream_short_line_bytes;     /* many lines of 1-2-byte elements shorter than this: stream */
-    int64_t stream_unaligned_line_bytes; /* ... or than this, when the lines start off the 16-byte grid */
+    int64_t stream_unaligned_line_bytes; /* ... or than this, lines end to end (input too) off the 16-byte grid */
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
 } tscan_auto_policy;
 
