@@ -3,17 +3,26 @@
 // stream of rows of I elements; each of the I lanes carries its own running value, and a row
 // that starts a line (row % n == 0) resets them all. A tile is a run of whole rows, about 16 KB:
 // loaded coalesced into shared memory, scanned down each lane by groups of threads, the groups
-// joined by a scan in shared memory, the tiles by decoupled look-back of I values each (one
-// status word per lane and 32-bit part, as lookback's column blocks). Tiles are claimed in scan
-// order, one a block, like the segment form: a tile waits only on tiles claimed before it.
+// joined by a scan in shared memory, the result staged in shared memory and stored coalesced.
+// Tiles are chained by decoupled look-back of I values each (one status word per lane and
+// 32-bit part, as lookback's column blocks), claimed in scan order, one a block, like the
+// segment form: a tile waits only on tiles claimed before it. Lines no longer than a tile make
+// tiles of whole lines, which look back at nothing.
 #pragma once
 
+#include <numeric>
 #include "stream/kernel.cuh"
 
 namespace tscan {
 namespace {
 
 constexpr int kMaxLanes = kernel_policy::stream_max_lanes;  // status words a tile, per 32-bit part: 64 x 8 bytes of 16 KB
+
+// Elements a tile: 16 KB of the wider of input and output, so that the scanned tile is staged
+// in shared memory whole (in place when both have one width).
+constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
+    return stream_tile_elements(in_size > out_size ? in_size : out_size);
+}
 
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
 // (their lowest addresses; both tensors laid out alike), lines of n rows.
@@ -23,13 +32,64 @@ struct lanes_args {
     int64_t rows;
     int64_t n;
     int lanes;
-    int64_t tile_rows;  // a whole number of 16-byte vectors when the base is aligned
+    int64_t tile_rows;  // whole 16-byte vectors of both tensors; whole lines where a line fits
     int64_t tiles;
+    int group_rows;     // rows each group of threads scans down its lane (lanes_group_rows)
     int status_words;   // a tile's, in whole 32-byte sectors
-    bool aligned;       // both bases 16-byte aligned: tiles load as vectors
+    bool in_aligned;    // 16-byte aligned bases: tiles load and store as vectors
+    bool out_aligned;
+    // Each group stores its rows straight from registers rather than through the staged tile:
+    // where a row's lanes fill a 32-byte sector with 4- or 8-byte elements, the stores are whole
+    // sectors already and overlap the scan (H100, forced stream: 5592405x3x4 float64 80.6 staged
+    // against 61.1 direct; 3355443x10x2 float32 31 against 71; bench/NOTES.md, "Stream").
+    bool direct_stores;
     bool reverse;
     bool exclusive;
 };
+
+// Shared-memory wavefronts of one access of the first row of every group, summed over the
+// block's warps: a group scans `group_rows` consecutive rows, so its threads read `lanes`
+// neighbouring elements `group_rows` rows after the previous group's. The lanes of a word share
+// it; groups whose rows fall on one bank cost one wavefront each.
+inline int lanes_wavefronts(int64_t group_rows, int lanes, size_t elem_size) {
+    const int groups = kStreamThreads / lanes;
+    int total = 0;
+    for (int warp = 0; warp < kStreamWarps; ++warp) {
+        int64_t words[64];
+        int count = 0;
+        for (int t = warp * 32; t < warp * 32 + 32 && t / lanes < groups; ++t) {
+            const int64_t byte = ((t / lanes) * group_rows * lanes + t % lanes) * (int64_t)elem_size;
+            for (int64_t w = byte / 4; w <= (byte + (int64_t)elem_size - 1) / 4; ++w) {
+                bool seen = false;
+                for (int i = 0; i < count && !seen; ++i) seen = words[i] == w;
+                if (!seen) words[count++] = w;
+            }
+        }
+        int worst = 0;
+        for (int bank = 0; bank < 32; ++bank) {
+            int in_bank = 0;
+            for (int i = 0; i < count; ++i) in_bank += words[i] % 32 == bank;
+            worst = std::max(worst, in_bank);
+        }
+        total += worst;
+    }
+    return total;
+}
+
+// Rows a group scans: enough for the groups to cover a tile, lengthened by up to an eighth where
+// that spreads the groups' rows over more banks (a tile of 2^k rows in 2^j groups otherwise
+// puts every group of a warp on one bank: 8 ways for 4 lanes of bytes).
+inline int lanes_group_rows(int64_t tile_rows, int lanes, size_t elem_size) {
+    const int groups = kStreamThreads / lanes;
+    const int64_t least = (tile_rows + groups - 1) / groups;
+    int64_t best = least;
+    int best_cost = lanes_wavefronts(least, lanes, elem_size);
+    for (int64_t rows = least + 1; rows <= least + std::max<int64_t>(1, least / 8); ++rows) {
+        const int cost = lanes_wavefronts(rows, lanes, elem_size);
+        if (cost < best_cost) best = rows, best_cost = cost;
+    }
+    return (int)best;
+}
 
 // The layout the lanes form takes: a packed (outer, n, I) block, the same in both tensors,
 // scanned along n in steps of I.
@@ -45,15 +105,23 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     a->rows = p->n * (p->lines / lanes);
     a->n = p->n;
     a->lanes = (int)lanes;
-    // Rows a tile: about 16 KB of input, in steps that keep every tile's start on the 16-byte grid
-    // (a step is at most 16 rows, and 16 KB hold at least 32 rows of kMaxLanes 8-byte elements).
+    // Tiles start on the 16-byte grid of both tensors: in steps of at most 16 rows (the output's
+    // elements are at least as wide as the input's, both powers of two), and 16 KB hold at least
+    // 32 rows of kMaxLanes 8-byte elements. Where lines in such steps fit a tile, tiles take whole
+    // lines: every tile then starts a line and none waits for another.
     int64_t step = 1;
     while (step * lanes * (int64_t)in_size % 16 != 0) ++step;
-    a->tile_rows = stream_tile_elements(in_size) / lanes / step * step;
+    const int64_t most_rows = lanes_tile_elements(in_size, p->out_elem_size) / lanes;
+    const int64_t whole_lines = std::lcm(p->n, step);
+    const int64_t unit = whole_lines <= most_rows ? whole_lines : step;
+    a->tile_rows = most_rows / unit * unit;
     a->tiles = (a->rows + a->tile_rows - 1) / a->tile_rows;
+    a->group_rows = lanes_group_rows(a->tile_rows, a->lanes, in_size);
     const int64_t parts = p->out_elem_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
     a->status_words = (int)((lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
-    a->aligned = (uintptr_t)p->in % 16 == 0;
+    a->in_aligned = (uintptr_t)p->in % 16 == 0;
+    a->out_aligned = (uintptr_t)p->out % 16 == 0;
+    a->direct_stores = p->out_elem_size >= 4 && lanes * (int64_t)p->out_elem_size >= 32;
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     return true;
@@ -68,13 +136,15 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
     constexpr int kParts = word_parts<A>();
-    constexpr int64_t kTileElements = stream_tile_elements(sizeof(TI));
+    constexpr bool kInPlace = sizeof(TI) == sizeof(TO);  // the scanned tile overwrites the loaded one
+    constexpr int kTileElements = (int)lanes_tile_elements(sizeof(TI), sizeof(TO));
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lanes = a.lanes;
 
     wait_for_clear();
     __shared__ int64_t s_claim;
-    __shared__ uint4 s_raw[kTileElements * sizeof(TI) / 16];
+    __shared__ uint4 s_staged[kTileElements * sizeof(TO) / 16];
+    __shared__ uint4 s_loaded[kInPlace ? 1 : kTileElements * sizeof(TI) / 16];
     __shared__ A s_value[kStreamThreads];
     __shared__ int s_starts[kStreamThreads];
     __shared__ A s_prefix[kMaxLanes];
@@ -87,38 +157,39 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     // and sits at scan row base + j.
     const int64_t j_tile = a.reverse ? a.tiles - 1 - c : c;
     const int64_t lo = j_tile * a.tile_rows, hi = min(lo + a.tile_rows, a.rows);
-    const int64_t count = hi - lo;
+    const int count = (int)(hi - lo);
     const int64_t base = a.reverse ? a.rows - hi : lo;
-    const TI *const in = reinterpret_cast<const TI *>(a.in);
-    TO *const out = reinterpret_cast<TO *>(a.out);
-    TI *const raw = reinterpret_cast<TI *>(s_raw);
+    const int64_t first = lo * lanes;  // the tile's first element
+    const int elements = count * lanes;
+    const TI *const in = reinterpret_cast<const TI *>(a.in) + first;
+    TO *const out = reinterpret_cast<TO *>(a.out) + first;
+    uint4 *const s_raw = kInPlace ? s_staged : s_loaded;
+    const TI *const raw = reinterpret_cast<const TI *>(s_raw);
+    TO *const staged = reinterpret_cast<TO *>(s_staged);
     {
         // Whole 16-byte vectors where the base is aligned, then the rest element by element.
-        const int64_t first = lo * lanes, elements = count * lanes;
-        int64_t vectored = 0;
-        if (a.aligned) {
-            const uint4 *const from = reinterpret_cast<const uint4 *>(in + first);
-            const int64_t whole = elements * (int64_t)sizeof(TI) / 16;
-            for (int64_t v = t; v < whole; v += kStreamThreads) s_raw[v] = from[v];
-            vectored = whole * 16 / (int64_t)sizeof(TI);
+        int vectored = 0;
+        if (a.in_aligned) {
+            const int whole = elements * (int)sizeof(TI) / 16;
+            for (int v = t; v < whole; v += kStreamThreads) s_raw[v] = reinterpret_cast<const uint4 *>(in)[v];
+            vectored = whole * 16 / (int)sizeof(TI);
         }
-        for (int64_t e = vectored + t; e < elements; e += kStreamThreads) raw[e] = in[first + e];
+        for (int e = vectored + t; e < elements; e += kStreamThreads) reinterpret_cast<TI *>(s_raw)[e] = in[e];
     }
     __syncthreads();
 
     const int groups = kStreamThreads / lanes;
     const int lane = t % lanes, group = t / lanes;
     const bool active = group < groups;
-    const int64_t per_group = (count + groups - 1) / groups;
-    const int64_t j0 = min((int64_t)group * per_group, count), j1 = min(j0 + per_group, count);
-    const auto memory_row = [&](int64_t j) { return a.reverse ? count - 1 - j : j; };  // within the tile
+    const int j0 = min(group * a.group_rows, count), j1 = min(j0 + a.group_rows, count);
+    const auto memory_row = [&](int j) { return a.reverse ? count - 1 - j : j; };  // within the tile
     const int64_t pos0 = (base + j0) % a.n;  // row j0's place in its line; rows step it on
 
     // Pass 1: each group's segment of its lane.
     segment<A> mine = {false, op.neutral()};
     if (active) {
         int64_t pos = pos0;
-        for (int64_t j = j0; j < j1; ++j) {
+        for (int j = j0; j < j1; ++j) {
             if (pos == 0) mine = {true, op.start(a.exclusive)};
             mine.value = op(mine.value, stream_load<In, Out>(raw[memory_row(j) * lanes + lane]));
             if (++pos == a.n) pos = 0;
@@ -201,19 +272,31 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     }
     __syncthreads();
 
-    // Pass 2: each group rescans its rows of its lane from the value running into them.
+    // Pass 2: each group rescans its rows of its lane from the value running into them, into
+    // the staged tile, which is then stored whole (or straight out: lanes_args::direct_stores).
     if (active) {
         A running = then(op, segment<A>{false, needs_prefix ? s_prefix[lane] : op.neutral()}, before).value;
         int64_t pos = pos0;
-        for (int64_t j = j0; j < j1; ++j) {
+        for (int j = j0; j < j1; ++j) {
             if (pos == 0) running = op.start(a.exclusive);
-            const int64_t at = memory_row(j) * lanes + lane;
+            const int at = memory_row(j) * lanes + lane;
             const A next = op(running, stream_load<In, Out>(raw[at]));
-            out[(lo * lanes) + at] = dtype_traits<Out>::store(a.exclusive ? running : next);
+            const TO value = dtype_traits<Out>::store(a.exclusive ? running : next);
+            if (a.direct_stores) out[at] = value;
+            else staged[at] = value;
             running = next;
             if (++pos == a.n) pos = 0;
         }
     }
+    if (a.direct_stores) return;
+    __syncthreads();
+    int vectored = 0;
+    if (a.out_aligned) {
+        const int whole = elements * (int)sizeof(TO) / 16;
+        for (int v = t; v < whole; v += kStreamThreads) reinterpret_cast<uint4 *>(out)[v] = s_staged[v];
+        vectored = whole * 16 / (int)sizeof(TO);
+    }
+    for (int e = vectored + t; e < elements; e += kStreamThreads) out[e] = staged[e];
 }
 
 }  // namespace

@@ -297,7 +297,8 @@ Test(emulated_stream, every_output_offset) {
 }
 
 // The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
-// even, a warp's and more), lines shorter than a tile's rows and longer, one tile or several.
+// even, a warp's and more), lines that tiles hold whole (one row short of a tile's rows among
+// them) and lines longer than a tile, which look back; one tile or several.
 Test(emulated_stream, lanes_every_inner_extent) {
     std::mt19937_64 rng(5);
     const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT32, TSCAN_FLOAT32},
@@ -307,15 +308,17 @@ Test(emulated_stream, lanes_every_inner_extent) {
     int pick = 0;
     for (const auto &pair : pairs)
         for (int64_t lanes : inner) {
-            const int64_t tile_rows = stream_tile_elements(tscan_dtype_size(pair[0])) / lanes;
-            const int64_t ns[] = {2, 5, 100, tile_rows + 3};  // (lines of 1: the segment form's)
-            const int64_t n = ns[pick % 4];
-            const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
-            const int v = pick++ % 8;
-            emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
-                               v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
-            c.lanes = lanes;
-            check(c, rng);
+            const int64_t tile_rows =
+                lanes_tile_elements(tscan_dtype_size(pair[0]), tscan_dtype_size(pair[1])) / lanes;
+            const int64_t ns[] = {2, 5, 10, 100, tile_rows - 1, tile_rows + 3};  // (lines of 1: the segment form's)
+            for (int64_t n : ns) {
+                const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
+                const int v = pick++ % 8;
+                emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
+                                   v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
+                c.lanes = lanes;
+                check(c, rng);
+            }
         }
 }
 
@@ -387,8 +390,9 @@ Test(emulated_stream, lanes_walk_across_windows_to_an_inclusive_prefix) {
     a.lanes = (int)lanes;
     a.tile_rows = tile_rows;
     a.tiles = tiles;
+    a.group_rows = lanes_group_rows(tile_rows, (int)lanes, 4);
     a.status_words = (int)kSectorWords;  // 4 lanes of one 32-bit part: a sector a tile
-    a.aligned = true;
+    a.in_aligned = a.out_aligned = true;
     std::vector<unsigned long long> words((size_t)(kSectorWords + tiles * a.status_words), 0);
     words[0] = (unsigned long long)C;
     const auto row_sum = [&](int64_t r, int64_t l) { return r < 0 ? 0u : sums[r * lanes + l]; };
