@@ -106,11 +106,16 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
                              llabs(p->out_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && p->n >= t->wide_lookback_min_n && rows_aligned;
+    /* A packed block of inner extent 2 to 64 (the axis step), taken by stream's lanes form,
+     * which moves 16 KB tiles of whole rows as 16-byte vectors. Rows narrower than a 32-byte
+     * sector leave columns' loads and stores partial sectors, whatever the axis length; over
+     * wider rows columns leads on short axes, and lookback or columns with lines enough to
+     * fill the GPU, but a long axis over a narrow block of 4- and 8-byte elements goes to the
+     * lanes form too (bench/NOTES.md §3.1). */
+    if (p->n > 1 && stream.takes_layout &&
+        (llabs(p->in_step) * (int64_t)p->elem_size < t->lanes_row_bytes || (!small && p->n >= t->lanes_min_n)))
+        return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
-    /* A long axis over a narrow packed block (inner extent 2 to 64) of 4- and 8-byte elements:
-     * columns runs a thread down each line and lookback chains each column; stream's lanes
-     * form moves whole rows of the block, 16 KB a tile. */
-    if (!small && p->n >= t->lanes_min_n && stream.takes_layout) return TSCAN_ALGO_STREAM;
     if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;
     return TSCAN_ALGO_LOOKBACK;
 }

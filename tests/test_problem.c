@@ -489,8 +489,9 @@ Test(auto_dispatch, wider_outputs) {
 /* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1): a few elements go to
  * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
  * elements each) go to stream under 64 bytes, under 512 when the lines lie end to end off the
- * 16-byte grid; the rest stay with rows. A long axis over a few columns of 4- and 8-byte elements
- * goes to stream's lanes, a short one or small elements do not. */
+ * 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
+ * sector goes to stream's lanes along any axis, a long axis over wider rows of 4- and 8-byte
+ * elements too; a short one over wider rows goes to columns, small elements to lookback. */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
@@ -519,7 +520,13 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {8192, 1024, 33}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {65536, 64, 16}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a short axis */
-        {TSCAN_FLOAT16, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_LOOKBACK}, /* small elements */
+        {TSCAN_FLOAT16, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},   /* rows of 24 bytes */
+        {TSCAN_INT8, 2, {10027606, 64}, 0, 0, TSCAN_ALGO_LOOKBACK},    /* of 64: small elements */
+        {TSCAN_UINT8, 3, {4699981, 10, 4}, 1, 0, TSCAN_ALGO_STREAM},   /* rows under a sector */
+        {TSCAN_FLOAT32, 3, {3355443, 10, 2}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 3, {11184811, 3, 2}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT64, 3, {5592405, 3, 4}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a sector */
+        {TSCAN_FLOAT32, 3, {1065220, 3, 21}, 1, 0, TSCAN_ALGO_COLUMNS},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
