@@ -490,7 +490,7 @@ Test(auto_dispatch, wider_outputs) {
  * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
  * elements each) go to stream under 64 bytes, under 512 when the lines lie end to end off the
  * 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
- * sector goes to stream's lanes along any axis, a long axis over wider rows of 4- and 8-byte
+ * sector (16 bytes of 1-byte elements) goes to stream's lanes along any axis, a long axis over wider rows of 4- and 8-byte
  * elements too; a short one over wider rows goes to columns, small elements to lookback. */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
@@ -527,6 +527,8 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT16, 3, {11184811, 3, 2}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT64, 3, {5592405, 3, 4}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a sector */
         {TSCAN_FLOAT32, 3, {1065220, 3, 21}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT8, 3, {319566, 10, 21}, 1, 0, TSCAN_ALGO_COLUMNS},    /* bytes: under half a sector */
+        {TSCAN_INT8, 3, {958698, 10, 7}, 1, 0, TSCAN_ALGO_STREAM},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
