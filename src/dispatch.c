@@ -106,9 +106,8 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
                              llabs(p->out_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && p->n >= t->wide_lookback_min_n && rows_aligned;
-    /* An output that is a packed block of inner extent 2 to 64 (the axis step), taken by
-     * stream's lanes form, which moves 16 KB tiles of whole rows as 16-byte vectors (an input
-     * laid out otherwise, a transposed one too, it gathers, coalesced along its nearer stride). Rows narrower than a 32-byte
+    /* A packed block of inner extent 2 to 64 (the axis step), taken by stream's lanes form,
+     * which moves 16 KB tiles of whole rows as 16-byte vectors. Rows narrower than a 32-byte
      * sector leave columns' loads and stores partial sectors, whatever the axis length; the
      * lanes form scans 1-byte elements one at a time (about 35 % of the copy), so those go
      * there only under half a sector. Over wider rows columns leads on short axes, and lookback
@@ -116,7 +115,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * and 8-byte elements goes to the lanes form too (bench/NOTES.md §3.1). */
     const int64_t lanes_below = p->elem_size == 1 ? t->lanes_row_bytes / 2 : t->lanes_row_bytes;
     if (p->n > 1 && stream.takes_layout &&
-        (llabs(p->out_step) * (int64_t)p->elem_size < lanes_below || (!small && p->n >= t->lanes_min_n)))
+        (llabs(p->in_step) * (int64_t)p->elem_size < lanes_below || (!small && p->n >= t->lanes_min_n)))
         return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
     if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;

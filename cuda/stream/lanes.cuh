@@ -10,7 +10,6 @@
 // tiles of whole lines, which look back at nothing.
 #pragma once
 
-#include <cstdlib>
 #include <numeric>
 #include "stream/kernel.cuh"
 
@@ -44,13 +43,6 @@ struct lanes_args {
     // sectors already and overlap the scan (H100, forced stream: 5592405x3x4 float64 80.6 staged
     // against 61.1 direct; 3355443x10x2 float32 31 against 71; bench/NOTES.md, "Stream").
     bool direct_stores;
-    // An input laid out otherwise than the output's block (transposed, sliced, padded,
-    // broadcast): element (line, row k, lane) read from in + line * in_line + k * in_row +
-    // lane * in_lane, one at a time, consecutive threads along rows where the input's rows are
-    // nearer than its lanes (so that the loads coalesce either way).
-    bool gather;
-    bool gather_along_rows;
-    int64_t in_line, in_row, in_lane;
     bool reverse;
     bool exclusive;
 };
@@ -99,20 +91,14 @@ inline int lanes_group_rows(int64_t tile_rows, int lanes, size_t elem_size) {
     return (int)best;
 }
 
-// The layout the lanes form takes: an output that is a packed (outer, n, I) block scanned
-// along n in steps of I; an input laid out alike is read as whole vectors, any other one of
-// the same (outer, n, I) shape is gathered (lanes_args::gather).
+// The layout the lanes form takes: a packed (outer, n, I) block, the same in both tensors,
+// scanned along n in steps of I.
 bool lanes_layout(const tscan_problem *p, lanes_args *a) {
-    const int64_t lanes = p->out_step;
-    if (lanes < 2 || lanes > kMaxLanes || p->batch_ndim < 1 || p->batch_ndim > 2) return false;
+    const int64_t lanes = p->in_step;
+    if (lanes < 2 || lanes > kMaxLanes || p->out_step != lanes || p->batch_ndim < 1 || p->batch_ndim > 2) return false;
     const int last = (int)p->batch_ndim - 1;
-    if (p->batch_sizes[last] != lanes || p->out_batch_strides[last] != 1) return false;
-    if (last == 1 && p->out_batch_strides[0] != p->n * lanes) return false;
-    a->in_row = p->in_step;
-    a->in_lane = p->in_batch_strides[last];
-    a->in_line = last == 1 ? p->in_batch_strides[0] : 0;
-    a->gather = a->in_row != lanes || a->in_lane != 1 || (last == 1 && a->in_line != p->n * lanes);
-    a->gather_along_rows = std::llabs(a->in_row) < std::llabs(a->in_lane);
+    if (p->batch_sizes[last] != lanes || p->in_batch_strides[last] != 1 || p->out_batch_strides[last] != 1) return false;
+    if (last == 1 && (p->in_batch_strides[0] != p->n * lanes || p->out_batch_strides[0] != p->n * lanes)) return false;
     const size_t in_size = p->elem_size;
     a->in = p->in;
     a->out = p->out;
@@ -180,21 +166,7 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     uint4 *const s_raw = kInPlace ? s_staged : s_loaded;
     const TI *const raw = reinterpret_cast<const TI *>(s_raw);
     TO *const staged = reinterpret_cast<TO *>(s_staged);
-    if (a.gather) {
-        const int64_t line0 = lo / a.n, k0 = lo - line0 * a.n;
-        const TI *const from = reinterpret_cast<const TI *>(a.in);
-        for (int e = t; e < elements; e += kStreamThreads) {
-            const int lane = a.gather_along_rows ? e / count : e % lanes;
-            const int row = a.gather_along_rows ? e - lane * count : e / lanes;
-            int64_t k = k0 + row, line = line0;
-            if (k >= a.n) {
-                const int64_t lines_on = k / a.n;
-                line += lines_on;
-                k -= lines_on * a.n;
-            }
-            reinterpret_cast<TI *>(s_raw)[row * lanes + lane] = from[line * a.in_line + k * a.in_row + lane * a.in_lane];
-        }
-    } else {
+    {
         // Whole 16-byte vectors where the base is aligned, then the rest element by element.
         int vectored = 0;
         if (a.in_aligned) {

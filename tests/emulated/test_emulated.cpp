@@ -109,30 +109,15 @@ struct emulated_case {
     int64_t offset = 0;
     int64_t lanes = 1;   // > 1: a packed (lines, n, lanes) block scanned along n (the lanes form)
     int64_t out_offset = 0;
-    // The lanes form's input: packed as the output, each block lane-major (transposed), every
-    // other row (sliced), or one lane for all (broadcast). All but the first are gathered.
-    enum { kPackedLanes, kTransposedLanes, kSlicedRows, kBroadcastLane } lanes_input = kPackedLanes;
 };
-
-// The input's strides and elements for a lanes case.
-void lanes_input_layout(const emulated_case &c, int64_t strides[3], int64_t *count) {
-    const int64_t n = c.n, I = c.lanes;
-    switch (c.lanes_input) {
-    case emulated_case::kTransposedLanes: strides[0] = n * I, strides[1] = 1, strides[2] = n; break;
-    case emulated_case::kSlicedRows: strides[0] = 2 * n * I, strides[1] = 2 * I, strides[2] = 1; break;
-    case emulated_case::kBroadcastLane: strides[0] = n, strides[1] = 1, strides[2] = 0; break;
-    default: strides[0] = n * I, strides[1] = I, strides[2] = 1;
-    }
-    *count = (c.lines - 1) * strides[0] + (n - 1) * strides[1] + (I - 1) * strides[2] + 1;
-}
 
 std::string describe(const emulated_case &c) {
     char text[200];
     std::snprintf(text, sizeof text,
-                  "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld, lanes input %d; output offset %lld), %s, %s",
+                  "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld; output offset %lld), %s, %s",
                   tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
                   (long long)c.n, (long long)c.lanes, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
-                  (int)c.lanes_input, (long long)c.out_offset,
+                  (long long)c.out_offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
 }
@@ -141,9 +126,7 @@ std::string describe(const emulated_case &c) {
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
     const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
-    int64_t lane_strides[3], lane_count = 0;
-    if (c.lanes > 1) lanes_input_layout(c, lane_strides, &lane_count);
-    const int64_t in_count = c.lanes > 1 ? lane_count : c.offset + (c.lines - 1) * pitch + c.n;
+    const int64_t in_count = c.lanes > 1 ? total : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
     aligned_bytes in(in_count * in_size), out_buffer((c.out_offset + total) * out_size), want(total * out_size);
     fill(c.in, c.op, in.p, in_count, rng);
@@ -154,7 +137,7 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
     const uint32_t ndim = c.lanes > 1 ? 3 : 2;
     tscan_tensor tin, tout, twant;
     const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
-    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes, c.lanes > 1 ? lane_strides : in_strides),
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes, c.lanes > 1 ? nullptr : in_strides),
                  TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&tout, out, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
@@ -169,8 +152,6 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
         stream_args segments;
         cr_assert(!stream_layout(&p, &segments), "%s: the segment form takes a strided axis", describe(c).c_str());
         cr_assert(lanes_layout(&p, &a), "%s: the lanes form declines its layout", describe(c).c_str());
-        cr_assert_eq(a.gather, c.lanes_input != emulated_case::kPackedLanes, "%s: gather %d", describe(c).c_str(),
-                     (int)a.gather);
         std::vector<unsigned long long> words((size_t)(kSectorWords + a.tiles * a.status_words), 0);
         cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
     } else {
@@ -317,8 +298,7 @@ Test(emulated_stream, every_output_offset) {
 
 // The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
 // even, a warp's and more), lines that tiles hold whole (one row short of a tile's rows among
-// them) and lines longer than a tile, which look back; one tile or several; inputs packed as
-// the output or gathered (transposed blocks, sliced rows, a broadcast lane).
+// them) and lines longer than a tile, which look back; one tile or several.
 Test(emulated_stream, lanes_every_inner_extent) {
     std::mt19937_64 rng(5);
     const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT32, TSCAN_FLOAT32},
@@ -337,7 +317,6 @@ Test(emulated_stream, lanes_every_inner_extent) {
                 emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
                                    v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
                 c.lanes = lanes;
-                c.lanes_input = (decltype(c.lanes_input))(pick / 8 % 4);
                 check(c, rng);
             }
         }
