@@ -70,8 +70,8 @@ template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
         const stream_plan &plan = call.plan;
         const unsigned grid = (unsigned)plan.tiles();
         if (plan.lanes)
-            return launch_after_clear(lanes_kernel<In, Out, Prod>, grid, kStreamThreads, 0, stream, words, plan.words(),
-                                      call.sms, plan.lanes_form, words);
+            return launch_after_clear(lanes_kernel_for<In, Out, Prod>(plan.lanes_form), grid, kStreamThreads, 0, stream,
+                                      words, plan.words(), call.sms, plan.lanes_form, words);
         return launch_after_clear(stream_kernel<In, Out, Prod>, grid, kStreamThreads, 0, stream, words, plan.words(),
                                   call.sms, plan.segment_form, words);
     }

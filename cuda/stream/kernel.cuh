@@ -106,8 +106,8 @@ template <class A> struct segment {
     A value;
 };
 // a then b, b later in the stream.
-template <class A>
-__device__ __forceinline__ segment<A> then(const scan_op<A> &op, segment<A> a, segment<A> b) {
+template <class A, class Op>
+__device__ __forceinline__ segment<A> then(const Op &op, segment<A> a, segment<A> b) {
     return {a.starts || b.starts, b.starts ? b.value : op(a.value, b.value)};
 }
 

@@ -24,6 +24,21 @@ constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
     return stream_tile_elements(in_size > out_size ? in_size : out_size);
 }
 
+// Sums of 1- and 2-byte integers whose rows fill whole 32-bit words (I * size a multiple of 4):
+// the kernel scans words, each holding 4 / Size neighbouring lanes, added lane by lane without
+// carries between them, so that its shared-memory passes take 4 / Size elements at once. (A
+// sum kept in the output's width depends only on the low bits of its terms, CONTRACT §1.2, so
+// signed and unsigned, and a same-width pair, add alike.)
+template <int Size> struct packed_sum_op {
+    static_assert(Size == 1 || Size == 2, "bytes or 16-bit halves");
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
+        if constexpr (Size == 1) return __vadd4(a, b);
+        else return __vadd2(a, b);
+    }
+    __device__ __forceinline__ uint32_t neutral() const { return 0; }
+    __device__ __forceinline__ uint32_t start(bool) const { return 0; }
+};
+
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
 // (their lowest addresses; both tensors laid out alike), lines of n rows.
 struct lanes_args {
@@ -31,7 +46,8 @@ struct lanes_args {
     char *out;
     int64_t rows;
     int64_t n;
-    int lanes;
+    int lanes;          // the kernel's: 32-bit words of a row where packed_size is set
+    int packed_size;    // 1 or 2: a sum of elements of this size, scanned as words (packed_sum_op); else 0
     int64_t tile_rows;  // whole 16-byte vectors of both tensors; whole lines where a line fits
     int64_t tiles;
     int group_rows;     // rows each group of threads scans down its lane (lanes_group_rows)
@@ -99,46 +115,57 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     const int last = (int)p->batch_ndim - 1;
     if (p->batch_sizes[last] != lanes || p->in_batch_strides[last] != 1 || p->out_batch_strides[last] != 1) return false;
     if (last == 1 && (p->in_batch_strides[0] != p->n * lanes || p->out_batch_strides[0] != p->n * lanes)) return false;
-    const size_t in_size = p->elem_size;
+    const bool integer = p->dtype != TSCAN_FLOAT16 && p->dtype != TSCAN_BFLOAT16;
+    a->packed_size = p->op == TSCAN_OP_SUM && integer && p->elem_size <= 2 && p->out_elem_size == p->elem_size &&
+                             lanes * (int64_t)p->elem_size % 4 == 0
+                         ? (int)p->elem_size
+                         : 0;
+    const size_t in_size = a->packed_size ? 4 : p->elem_size, out_size = a->packed_size ? 4 : p->out_elem_size;
     a->in = p->in;
     a->out = p->out;
     a->rows = p->n * (p->lines / lanes);
     a->n = p->n;
-    a->lanes = (int)lanes;
+    a->lanes = (int)(a->packed_size ? lanes * (int64_t)p->elem_size / 4 : lanes);
     // Tiles start on the 16-byte grid of both tensors: in steps of at most 16 rows (the output's
     // elements are at least as wide as the input's, both powers of two), and 16 KB hold at least
     // 32 rows of kMaxLanes 8-byte elements. Where lines in such steps fit a tile, tiles take whole
     // lines: every tile then starts a line and none waits for another.
     int64_t step = 1;
-    while (step * lanes * (int64_t)in_size % 16 != 0) ++step;
-    const int64_t most_rows = lanes_tile_elements(in_size, p->out_elem_size) / lanes;
+    while (step * a->lanes * (int64_t)in_size % 16 != 0) ++step;
+    const int64_t most_rows = lanes_tile_elements(in_size, out_size) / a->lanes;
     const int64_t whole_lines = std::lcm(p->n, step);
     const int64_t unit = whole_lines <= most_rows ? whole_lines : step;
     a->tile_rows = most_rows / unit * unit;
     a->tiles = (a->rows + a->tile_rows - 1) / a->tile_rows;
     a->group_rows = lanes_group_rows(a->tile_rows, a->lanes, in_size);
-    const int64_t parts = p->out_elem_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
-    a->status_words = (int)((lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
+    const int64_t parts = out_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
+    a->status_words = (int)((a->lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
     a->in_aligned = (uintptr_t)p->in % 16 == 0;
     a->out_aligned = (uintptr_t)p->out % 16 == 0;
-    a->direct_stores = p->out_elem_size >= 4 && lanes * (int64_t)p->out_elem_size >= 32;
+    a->direct_stores = out_size >= 4 && a->lanes * (int64_t)out_size >= 32;
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     return true;
 }
 
 // Block c scans logical tile c. Thread t serves lane t % I for group t / I of the tile's rows
-// (threads past the last whole group idle while the groups scan).
-template <tscan_dtype In, tscan_dtype Out, bool Prod>
+// (threads past the last whole group idle while the groups scan). PackedSize: the lanes are
+// words of packed_sum_op (In and Out UINT32, Prod false).
+template <tscan_dtype In, tscan_dtype Out, bool Prod, int PackedSize = 0>
 __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_constant__ lanes_args a,
                                                                 unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
+    using Op = std::conditional_t<PackedSize == 0, scan_op<A>, packed_sum_op<PackedSize>>;
+    static_assert(PackedSize == 0 || (In == TSCAN_UINT32 && Out == TSCAN_UINT32 && !Prod), "words of packed lanes");
     constexpr int kParts = word_parts<A>();
     constexpr bool kInPlace = sizeof(TI) == sizeof(TO);  // the scanned tile overwrites the loaded one
     constexpr int kTileElements = (int)lanes_tile_elements(sizeof(TI), sizeof(TO));
-    const scan_op<A> op{Prod};
+    const Op op = [] {
+        if constexpr (PackedSize == 0) return Op{Prod};
+        else return Op{};
+    }();
     const int t = threadIdx.x, lanes = a.lanes;
 
     wait_for_clear();
@@ -297,6 +324,18 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
         vectored = whole * 16 / (int)sizeof(TO);
     }
     for (int e = vectored + t; e < elements; e += kStreamThreads) out[e] = staged[e];
+}
+
+// The kernel of a planned lanes form for the pair In -> Out: the words' kernel where the plan
+// packs the lanes (lanes_args::packed_size), else the pair's own.
+using lanes_kernel_t = void (*)(lanes_args, unsigned long long *);
+template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kernel_for(const lanes_args &a) {
+    constexpr int kSize = (int)sizeof(typename dtype_traits<In>::T);
+    if constexpr (kSize <= 2 && kSize == (int)sizeof(typename dtype_traits<Out>::T) && !Prod && In != TSCAN_FLOAT16 &&
+                  In != TSCAN_BFLOAT16) {
+        if (a.packed_size) return lanes_kernel<TSCAN_UINT32, TSCAN_UINT32, false, kSize>;
+    }
+    return lanes_kernel<In, Out, Prod>;
 }
 
 }  // namespace

@@ -122,6 +122,14 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {  // unsigned bytes
     for (int i = 0; i < 4; ++i) c += (a >> (8 * i) & 0xff) * (b >> (8 * i) & 0xff);
     return c;
 }
+inline unsigned __vadd4(unsigned a, unsigned b) {  // bytes, each wrapping
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= (((a >> (8 * i)) + (b >> (8 * i))) & 0xffu) << (8 * i);
+    return r;
+}
+inline unsigned __vadd2(unsigned a, unsigned b) {  // 16-bit halves, each wrapping
+    return (((a & 0xffffu) + (b & 0xffffu)) & 0xffffu) | ((a >> 16) + (b >> 16)) << 16;
+}
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return std::atomic_ref<unsigned long long>(*p).fetch_add(v);
 }

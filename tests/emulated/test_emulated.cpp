@@ -31,8 +31,8 @@ template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
         return TSCAN_SUCCESS;
     }
     static tscan_status run(const lanes_args &a, bool prod, unsigned long long *words) {
-        if (prod) tscan_emu::launch((unsigned)a.tiles, kStreamThreads, lanes_kernel<In, Out, true>, a, words);
-        else tscan_emu::launch((unsigned)a.tiles, kStreamThreads, lanes_kernel<In, Out, false>, a, words);
+        const lanes_kernel_t kernel = prod ? lanes_kernel_for<In, Out, true>(a) : lanes_kernel_for<In, Out, false>(a);
+        tscan_emu::launch((unsigned)a.tiles, kStreamThreads, kernel, a, words);
         return TSCAN_SUCCESS;
     }
 };
@@ -301,10 +301,11 @@ Test(emulated_stream, every_output_offset) {
 // them) and lines longer than a tile, which look back; one tile or several.
 Test(emulated_stream, lanes_every_inner_extent) {
     std::mt19937_64 rng(5);
-    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT32, TSCAN_FLOAT32},
-                                    {TSCAN_FLOAT64, TSCAN_FLOAT64}, {TSCAN_UINT8, TSCAN_INT32},
-                                    {TSCAN_FLOAT16, TSCAN_FLOAT32}, {TSCAN_INT16, TSCAN_INT64}};
-    const int64_t inner[] = {2, 3, 4, 7, 12, 33, 64};
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8},     {TSCAN_FLOAT32, TSCAN_FLOAT32},
+                                    {TSCAN_FLOAT64, TSCAN_FLOAT64},   {TSCAN_UINT8, TSCAN_INT32},
+                                    {TSCAN_FLOAT16, TSCAN_FLOAT32},   {TSCAN_INT16, TSCAN_INT64},
+                                    {TSCAN_INT16, TSCAN_INT16},       {TSCAN_INT8, TSCAN_UINT8}};
+    const int64_t inner[] = {2, 3, 4, 7, 12, 33, 64};  // 1-byte sums in words from 4, 2-byte ones from 2
     int pick = 0;
     for (const auto &pair : pairs)
         for (int64_t lanes : inner) {
