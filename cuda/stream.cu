@@ -96,8 +96,13 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, call, p->op == TSCAN_OP_PROD);
 }
 
-// What AUTO may know of the stream's way with p: whether either form takes its layout.
-void outline(const tscan_problem *p, tscan_strategy_outline *o) { o->takes_layout = plan_of(p).takes; }
+// What AUTO may know of the stream's way with p: whether either form takes its layout, and
+// whether the lanes form scans its small elements as words.
+void outline(const tscan_problem *p, tscan_strategy_outline *o) {
+    const stream_plan plan = plan_of(p);
+    o->takes_layout = plan.takes;
+    o->packs_small_elements = plan.takes && plan.lanes && plan.lanes_form.packed_size != 0;
+}
 
 }  // namespace
 }  // namespace tscan

@@ -217,7 +217,8 @@ cudaError_t tscan_probe_kernel_image(void);
 /* How a strategy would move p, for AUTO's rules (src/dispatch.c): what AUTO may know of a
  * strategy without reaching into it. Zero where the strategy has no such thing. */
 typedef struct tscan_strategy_outline {
-    int packs_small_elements; /* 1- and 2-byte elements move several to a slot (the layout packs) */
+    int packs_small_elements; /* 1- and 2-byte elements move several to a slot (the layout packs);
+                                 stream: its lanes form scans them as 32-bit words */
     int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */

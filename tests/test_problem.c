@@ -490,8 +490,9 @@ Test(auto_dispatch, wider_outputs) {
  * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
  * elements each) go to stream under 64 bytes, under 512 when the lines lie end to end off the
  * 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
- * sector (16 bytes of 1-byte elements) goes to stream's lanes along any axis, a long axis over wider rows of 4- and 8-byte
- * elements too; a short one over wider rows goes to columns, small elements to lookback. */
+ * sector (16 bytes of 1-byte elements, unless a sum's rows fill words) goes to stream's lanes
+ * along any axis, a long axis over wider rows of 4- and 8-byte elements too; a short one over
+ * wider rows goes to columns, small elements to lookback (bench/sweeps/lanes.json). */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
@@ -529,6 +530,7 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT32, 3, {1065220, 3, 21}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_INT8, 3, {319566, 10, 21}, 1, 0, TSCAN_ALGO_COLUMNS},    /* bytes: under half a sector */
         {TSCAN_INT8, 3, {958698, 10, 7}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 3, {335544, 10, 20}, 1, 0, TSCAN_ALGO_STREAM},     /* ... unless a sum's rows fill words */
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }

@@ -63,33 +63,24 @@ struct lanes_args {
     bool exclusive;
 };
 
-// Shared-memory wavefronts of one access of the first row of every group, summed over the
-// block's warps: a group scans `group_rows` consecutive rows, so its threads read `lanes`
-// neighbouring elements `group_rows` rows after the previous group's. The lanes of a word share
-// it; groups whose rows fall on one bank cost one wavefront each.
+// Shared-memory wavefronts of one access of the first row of every group in the block's first
+// warp (the others differ only where I does not divide 32): a group scans `group_rows`
+// consecutive rows, so its threads read `lanes` neighbouring elements `group_rows` rows after the
+// previous group's. The lanes of a word share it; groups whose rows fall on one bank cost one
+// wavefront each. Words come in increasing order, so a repeat is the previous word. Planned
+// once a call, so it stays a few hundred steps.
 inline int lanes_wavefronts(int64_t group_rows, int lanes, size_t elem_size) {
     const int groups = kStreamThreads / lanes;
-    int total = 0;
-    for (int warp = 0; warp < kStreamWarps; ++warp) {
-        int64_t words[64];
-        int count = 0;
-        for (int t = warp * 32; t < warp * 32 + 32 && t / lanes < groups; ++t) {
-            const int64_t byte = ((t / lanes) * group_rows * lanes + t % lanes) * (int64_t)elem_size;
-            for (int64_t w = byte / 4; w <= (byte + (int64_t)elem_size - 1) / 4; ++w) {
-                bool seen = false;
-                for (int i = 0; i < count && !seen; ++i) seen = words[i] == w;
-                if (!seen) words[count++] = w;
-            }
-        }
-        int worst = 0;
-        for (int bank = 0; bank < 32; ++bank) {
-            int in_bank = 0;
-            for (int i = 0; i < count; ++i) in_bank += words[i] % 32 == bank;
-            worst = std::max(worst, in_bank);
-        }
-        total += worst;
+    int in_bank[32] = {0};
+    int64_t previous = -1;
+    for (int t = 0; t < 32 && t / lanes < groups; ++t) {
+        const int64_t byte = ((t / lanes) * group_rows * lanes + t % lanes) * (int64_t)elem_size;
+        for (int64_t w = byte / 4; w <= (byte + (int64_t)elem_size - 1) / 4; ++w)
+            if (w != previous) ++in_bank[w % 32], previous = w;
     }
-    return total;
+    int worst = 0;
+    for (int bank = 0; bank < 32; ++bank) worst = std::max(worst, in_bank[bank]);
+    return worst;
 }
 
 // Rows a group scans: enough for the groups to cover a tile, lengthened by up to an eighth where
