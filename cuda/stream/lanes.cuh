@@ -24,7 +24,8 @@ constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
     return stream_tile_elements(in_size > out_size ? in_size : out_size);
 }
 
-// Sums of 1- and 2-byte integers whose rows fill whole 32-bit words (I * size a multiple of 4):
+// Sums of 1- and 2-byte integers whose rows fill whole 32-bit words (I * size a multiple of 4,
+// both bases on the 4-byte grid):
 // the kernel scans words, each holding 4 / Size neighbouring lanes, added lane by lane without
 // carries between them, so that its shared-memory passes take 4 / Size elements at once. (A
 // sum kept in the output's width depends only on the low bits of its terms, CONTRACT §1.2, so
@@ -107,8 +108,9 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     if (p->batch_sizes[last] != lanes || p->in_batch_strides[last] != 1 || p->out_batch_strides[last] != 1) return false;
     if (last == 1 && (p->in_batch_strides[0] != p->n * lanes || p->out_batch_strides[0] != p->n * lanes)) return false;
     const bool integer = p->dtype != TSCAN_FLOAT16 && p->dtype != TSCAN_BFLOAT16;
+    const bool on_words = (uintptr_t)p->in % 4 == 0 && (uintptr_t)p->out % 4 == 0;
     a->packed_size = p->op == TSCAN_OP_SUM && integer && p->elem_size <= 2 && p->out_elem_size == p->elem_size &&
-                             lanes * (int64_t)p->elem_size % 4 == 0
+                             lanes * (int64_t)p->elem_size % 4 == 0 && on_words
                          ? (int)p->elem_size
                          : 0;
     const size_t in_size = a->packed_size ? 4 : p->elem_size, out_size = a->packed_size ? 4 : p->out_elem_size;

@@ -126,7 +126,7 @@ std::string describe(const emulated_case &c) {
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
     const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
-    const int64_t in_count = c.lanes > 1 ? total : c.offset + (c.lines - 1) * pitch + c.n;
+    const int64_t in_count = c.lanes > 1 ? c.offset + total : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
     aligned_bytes in(in_count * in_size), out_buffer((c.out_offset + total) * out_size), want(total * out_size);
     fill(c.in, c.op, in.p, in_count, rng);
@@ -152,6 +152,9 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
         stream_args segments;
         cr_assert(!stream_layout(&p, &segments), "%s: the segment form takes a strided axis", describe(c).c_str());
         cr_assert(lanes_layout(&p, &a), "%s: the lanes form declines its layout", describe(c).c_str());
+        // Words are loaded as words: a GPU faults on a misaligned one, which CPU threads do not.
+        cr_assert(!a.packed_size || ((uintptr_t)p.in % 4 == 0 && (uintptr_t)p.out % 4 == 0),
+                  "%s: words of lanes off the 4-byte grid", describe(c).c_str());
         std::vector<unsigned long long> words((size_t)(kSectorWords + a.tiles * a.status_words), 0);
         cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
     } else {
@@ -318,6 +321,8 @@ Test(emulated_stream, lanes_every_inner_extent) {
                 emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
                                    v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
                 c.lanes = lanes;
+                c.offset = pick % 3 == 1;      // an input,
+                c.out_offset = pick % 3 == 2;  // or an output, an element off the grid
                 check(c, rng);
             }
         }
