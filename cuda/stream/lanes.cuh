@@ -25,11 +25,10 @@ constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
 }
 
 // Sums of 1- and 2-byte integers whose rows fill whole 32-bit words (I * size a multiple of 4,
-// both bases on the 4-byte grid):
-// the kernel scans words, each holding 4 / Size neighbouring lanes, added lane by lane without
-// carries between them, so that its shared-memory passes take 4 / Size elements at once. (A
-// sum kept in the output's width depends only on the low bits of its terms, CONTRACT §1.2, so
-// signed and unsigned, and a same-width pair, add alike.)
+// both bases on the 4-byte grid): the kernel scans words, each holding 4 / Size neighbouring
+// lanes, added lane by lane without carries between them, so that its shared-memory passes
+// take 4 / Size elements at once. (A sum kept in the output's width depends only on the low
+// bits of its terms, CONTRACT §1.2, so signed and unsigned, and a same-width pair, add alike.)
 template <int Size> struct packed_sum_op {
     static_assert(Size == 1 || Size == 2, "bytes or 16-bit halves");
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
@@ -57,8 +56,9 @@ struct lanes_args {
     bool out_aligned;
     // Each group stores its rows straight from registers rather than through the staged tile:
     // where a row's lanes fill a 32-byte sector with 4- or 8-byte elements, the stores are whole
-    // sectors already and overlap the scan (H100, forced stream: 5592405x3x4 float64 80.6 staged
-    // against 61.1 direct; 3355443x10x2 float32 31 against 71; bench/NOTES.md, "Stream").
+    // sectors already and overlap the scan (H100, forced stream: 5592405x3x4 float64 80.6 direct
+    // against 61.1 staged; rows of 8 bytes, 3355443x10x2 float32, 31 direct against 71 staged;
+    // bench/NOTES.md §2, "narrow blocks").
     bool direct_stores;
     bool reverse;
     bool exclusive;
