@@ -110,10 +110,12 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * which moves 16 KB tiles of whole rows as 16-byte vectors. Rows narrower than a 32-byte
      * sector leave columns' loads and stores partial sectors, whatever the axis length; the
      * lanes form scans 1-byte elements one at a time (about 35 % of the copy) unless a sum's
-     * rows fill 32-bit words, so other 1-byte rows go there only under half a sector. Over wider rows columns leads on short axes, and lookback
-     * or columns with lines enough to fill the GPU, but a long axis over a narrow block of 4-
-     * and 8-byte elements goes to the lanes form too (bench/NOTES.md §3.1). */
-    const int64_t lanes_below = p->elem_size == 1 && !stream.packs_small_elements ? t->lanes_row_bytes / 2 : t->lanes_row_bytes;
+     * rows fill 32-bit words, so other 1-byte rows go there only under half a sector. Over
+     * wider rows columns leads on short axes, and lookback or columns with lines enough to
+     * fill the GPU, but a long axis over a narrow block of 4- and 8-byte elements goes to the
+     * lanes form too (bench/NOTES.md §3.1). */
+    const int64_t lanes_below =
+        p->elem_size == 1 && !stream.packs_small_elements ? t->lanes_row_bytes / 2 : t->lanes_row_bytes;
     if (p->n > 1 && stream.takes_layout &&
         (llabs(p->in_step) * (int64_t)p->elem_size < lanes_below || (!small && p->n >= t->lanes_min_n)))
         return TSCAN_ALGO_STREAM;
