@@ -85,8 +85,9 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     const stream_plan form = plan_of(p);
     if (!form.takes)
         return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
-                          "stream takes a contiguous axis whose output lines lie end to end, or a packed block "
-                          "with an inner extent of 2 to %d along the axis (input step %lld, output step %lld)",
+                          "stream takes a contiguous axis whose output lines lie end to end, or an output that is "
+                          "a packed block with an inner extent of 2 to %d along the axis, from an input laid out "
+                          "alike or running along its lines (input step %lld, output step %lld)",
                           kMaxLanes, (long long)p->in_step, (long long)p->out_step);
     stream_call *const call = plan_state<stream_call>(plan);
     *call = stream_call{nullptr, form, 0};
@@ -96,12 +97,13 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     return dispatch_pair<stream_launch>(p->dtype, p->out_dtype, call, p->op == TSCAN_OP_PROD);
 }
 
-// What AUTO may know of the stream's way with p: whether either form takes its layout, and
-// whether the lanes form scans its small elements as words.
+// What AUTO may know of the stream's way with p: whether either form takes its layout, whether
+// the lanes form scans its small elements as words, and whether it reads its input lane-major.
 void outline(const tscan_problem *p, tscan_strategy_outline *o) {
     const stream_plan plan = plan_of(p);
     o->takes_layout = plan.takes;
     o->packs_small_elements = plan.takes && plan.lanes && plan.lanes_form.packed_size != 0;
+    o->reads_along_lines = plan.takes && plan.lanes && plan.lanes_form.lane_major;
 }
 
 }  // namespace

@@ -196,6 +196,7 @@ typedef struct tscan_auto_policy {
     int64_t stream_unaligned_line_bytes; /* ... or than this, lines end to end (input too) off the 16-byte grid */
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
     int64_t lanes_row_bytes;             /* ... of any length, over a packed block of rows narrower (1-byte: half) */
+    int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
@@ -222,6 +223,7 @@ typedef struct tscan_strategy_outline {
     int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
+    int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
 } tscan_strategy_outline;
 

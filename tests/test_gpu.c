@@ -202,12 +202,13 @@ Test(gpu_shapes, one_wave) {
 }
 
 /* A transposed input under a packed output: lines neighbour in the input, elements in the
- * output (lookback's column blocks store line by line), and the reverse for axis 0. Lines
+ * output (lookback's column blocks store line by line), and the reverse for axis 0 (stream's
+ * lanes form reads up to 64 lanes along their lines, the longest over many tiles). Lines
  * and lengths in multiples of 4 let 1- and 2-byte elements load words of lines and store
  * words along the axis (aligned cases); odd ones keep single elements. */
 static const gu_shape transposed[] = {
     {2, {97, 1000}, 1}, {2, {16, 4097}, 1}, {2, {40, 256}, 1}, {2, {1000, 33}, 0}, {3, {3, 33, 700}, 2},
-    {2, {32, 1000}, 1}, {2, {64, 520}, 1},
+    {2, {32, 1000}, 1}, {2, {64, 520}, 1}, {2, {100003, 10}, 0}, {2, {4099, 64}, 0}, {2, {70001, 2}, 0},
 };
 Test(gpu_shapes, transposed_input) {
     run_shapes(transposed, sizeof transposed / sizeof transposed[0], "transposed input", 4, TU_LAYOUT_TRANSPOSED);

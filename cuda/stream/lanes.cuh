@@ -8,6 +8,10 @@
 // 32-bit part, as lookback's column blocks), claimed in scan order, one a block, like the
 // segment form: a tile waits only on tiles claimed before it. Lines no longer than a tile make
 // tiles of whole lines, which look back at nothing.
+//
+// The input may instead run along its lines (a transposed block: each lane's line contiguous,
+// the output's rows across them): a tile then loads each lane's run of rows as 16-byte vectors
+// into a lane-major buffer, and scans and stores it as above (lanes_args::lane_major).
 #pragma once
 
 #include <numeric>
@@ -40,7 +44,7 @@ template <int Size> struct packed_sum_op {
 };
 
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
-// (their lowest addresses; both tensors laid out alike), lines of n rows.
+// (their lowest addresses; both tensors laid out alike unless lane_major), lines of n rows.
 struct lanes_args {
     const char *in;
     char *out;
@@ -60,22 +64,33 @@ struct lanes_args {
     // against 61.1 staged; rows of 8 bytes, 3355443x10x2 float32, 31 direct against 71 staged;
     // bench/NOTES.md §2, "narrow blocks").
     bool direct_stores;
+    // The input runs along its lines: row k of line o, lane i at in + o * in_line + i * in_lane
+    // + k (elements). A tile loads lane by lane into a buffer `pitch` elements a lane, an odd
+    // number of 16-byte vectors, so that the lanes start on distinct banks (lanes_pitch);
+    // vector_magic and row_magic divide by the vectors of a lane and by the tile's rows.
+    bool lane_major;
+    int pitch;
+    uint32_t vector_magic, row_magic;
+    int64_t in_line, in_lane;
     bool reverse;
     bool exclusive;
 };
 
 // Shared-memory wavefronts of one access of the first row of every group in the block's first
 // warp (the others differ only where I does not divide 32): a group scans `group_rows`
-// consecutive rows, so its threads read `lanes` neighbouring elements `group_rows` rows after the
-// previous group's. The lanes of a word share it; groups whose rows fall on one bank cost one
-// wavefront each. Words come in increasing order, so a repeat is the previous word. Planned
-// once a call, so it stays a few hundred steps.
-inline int lanes_wavefronts(int64_t group_rows, int lanes, size_t elem_size) {
+// consecutive rows of its lane. Row-major (pitch 0), its threads read `lanes` neighbouring
+// elements `group_rows` rows after the previous group's; lane-major, lane i's rows start
+// i * pitch elements in, and the groups step group_rows along them. The lanes of a word share
+// it; groups whose rows fall on one bank cost one wavefront each. Words come in increasing
+// order, so a repeat is the previous word. Planned once a call, so it stays a few hundred steps.
+inline int lanes_wavefronts(int64_t group_rows, int lanes, size_t elem_size, int64_t pitch = 0) {
     const int groups = kStreamThreads / lanes;
     int in_bank[32] = {0};
     int64_t previous = -1;
     for (int t = 0; t < 32 && t / lanes < groups; ++t) {
-        const int64_t byte = ((t / lanes) * group_rows * lanes + t % lanes) * (int64_t)elem_size;
+        const int64_t element = pitch ? (t % lanes) * pitch + (t / lanes) * group_rows
+                                      : (t / lanes) * group_rows * lanes + t % lanes;
+        const int64_t byte = element * (int64_t)elem_size;
         for (int64_t w = byte / 4; w <= (byte + (int64_t)elem_size - 1) / 4; ++w)
             if (w != previous) ++in_bank[w % 32], previous = w;
     }
@@ -86,31 +101,58 @@ inline int lanes_wavefronts(int64_t group_rows, int lanes, size_t elem_size) {
 
 // Rows a group scans: enough for the groups to cover a tile, lengthened by up to an eighth where
 // that spreads the groups' rows over more banks (a tile of 2^k rows in 2^j groups otherwise
-// puts every group of a warp on one bank: 8 ways for 4 lanes of bytes).
-inline int lanes_group_rows(int64_t tile_rows, int lanes, size_t elem_size) {
+// puts every group of a warp on one bank: 8 ways for 4 lanes of bytes). A lane-major tile
+// (pitch > 0) counts its reads of the loaded buffer beside its writes of the row-major staged one.
+inline int lanes_group_rows(int64_t tile_rows, int lanes, size_t in_size, size_t out_size, int64_t pitch = 0) {
     const int groups = kStreamThreads / lanes;
     const int64_t least = (tile_rows + groups - 1) / groups;
+    const auto cost = [&](int64_t rows) {
+        return pitch ? lanes_wavefronts(rows, lanes, in_size, pitch) + lanes_wavefronts(rows, lanes, out_size)
+                     : lanes_wavefronts(rows, lanes, in_size);
+    };
     int64_t best = least;
-    int best_cost = lanes_wavefronts(least, lanes, elem_size);
+    int best_cost = cost(least);
     for (int64_t rows = least + 1; rows <= least + std::max<int64_t>(1, least / 8); ++rows) {
-        const int cost = lanes_wavefronts(rows, lanes, elem_size);
-        if (cost < best_cost) best = rows, best_cost = cost;
+        const int c = cost(rows);
+        if (c < best_cost) best = rows, best_cost = c;
     }
     return (int)best;
 }
 
-// The layout the lanes form takes: a packed (outer, n, I) block, the same in both tensors,
-// scanned along n in steps of I.
+// A lane-major buffer's pitch in elements: room for a lane's rows from any place in a 16-byte
+// vector (a lane's run starts wherever its line puts it, and keeps that place in the buffer so
+// that both move whole vectors), in an odd number of vectors, so that lanes start on distinct
+// banks.
+inline int lanes_pitch(int64_t tile_rows, size_t elem_size) {
+    const int64_t per_vector = 16 / (int64_t)elem_size;
+    int64_t pitch = (tile_rows + 2 * per_vector - 2) / per_vector * per_vector;
+    if (pitch / per_vector % 2 == 0) pitch += per_vector;
+    return (int)pitch;
+}
+// Bytes of a lane-major buffer past the tile's elements: a pitch exceeds the rows by under
+// three vectors less two elements, 46 bytes at most.
+constexpr int kLanePadBytes = kMaxLanes * 48;
+// ceil(2^32 / d): e * magic / 2^32 is e / d, rounded down, while e * d < 2^32.
+inline uint32_t division_magic(int64_t d) { return (uint32_t)((((uint64_t)1 << 32) + (uint64_t)d - 1) / (uint64_t)d); }
+
+// The layout the lanes form takes: an output that is a packed (outer, n, I) block scanned
+// along n in steps of I, and an input laid out alike or running along its lines (lane_major).
 bool lanes_layout(const tscan_problem *p, lanes_args *a) {
-    const int64_t lanes = p->in_step;
-    if (lanes < 2 || lanes > kMaxLanes || p->out_step != lanes || p->batch_ndim < 1 || p->batch_ndim > 2) return false;
+    const int64_t lanes = p->out_step;
+    if (lanes < 2 || lanes > kMaxLanes || p->batch_ndim < 1 || p->batch_ndim > 2) return false;
     const int last = (int)p->batch_ndim - 1;
-    if (p->batch_sizes[last] != lanes || p->in_batch_strides[last] != 1 || p->out_batch_strides[last] != 1) return false;
-    if (last == 1 && (p->in_batch_strides[0] != p->n * lanes || p->out_batch_strides[0] != p->n * lanes)) return false;
+    if (p->batch_sizes[last] != lanes || p->out_batch_strides[last] != 1) return false;
+    if (last == 1 && p->out_batch_strides[0] != p->n * lanes) return false;
+    const bool packed_in = p->in_step == lanes && p->in_batch_strides[last] == 1 &&
+                           (last == 0 || p->in_batch_strides[0] == p->n * lanes);
+    a->lane_major = !packed_in && p->in_step == 1;
+    if (!packed_in && !a->lane_major) return false;
+    a->in_lane = p->in_batch_strides[last];
+    a->in_line = last == 1 ? p->in_batch_strides[0] : 0;
     const bool integer = p->dtype != TSCAN_FLOAT16 && p->dtype != TSCAN_BFLOAT16;
     const bool on_words = (uintptr_t)p->in % 4 == 0 && (uintptr_t)p->out % 4 == 0;
-    a->packed_size = p->op == TSCAN_OP_SUM && integer && p->elem_size <= 2 && p->out_elem_size == p->elem_size &&
-                             lanes * (int64_t)p->elem_size % 4 == 0 && on_words
+    a->packed_size = packed_in && p->op == TSCAN_OP_SUM && integer && p->elem_size <= 2 &&
+                             p->out_elem_size == p->elem_size && lanes * (int64_t)p->elem_size % 4 == 0 && on_words
                          ? (int)p->elem_size
                          : 0;
     const size_t in_size = a->packed_size ? 4 : p->elem_size, out_size = a->packed_size ? 4 : p->out_elem_size;
@@ -119,18 +161,22 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     a->rows = p->n * (p->lines / lanes);
     a->n = p->n;
     a->lanes = (int)(a->packed_size ? lanes * (int64_t)p->elem_size / 4 : lanes);
-    // Tiles start on the 16-byte grid of both tensors: in steps of at most 16 rows (the output's
-    // elements are at least as wide as the input's, both powers of two), and 16 KB hold at least
-    // 32 rows of kMaxLanes 8-byte elements. Where lines in such steps fit a tile, tiles take whole
-    // lines: every tile then starts a line and none waits for another.
+    // Tiles start on the 16-byte grid of both tensors (of the output where the input is
+    // lane-major): in steps of at most 16 rows (the output's elements are at least as wide as
+    // the input's, both powers of two), and 16 KB hold at least 32 rows of kMaxLanes 8-byte
+    // elements. Where lines in such steps fit a tile, tiles take whole lines: every tile then
+    // starts a line and none waits for another.
     int64_t step = 1;
-    while (step * a->lanes * (int64_t)in_size % 16 != 0) ++step;
+    while (step * a->lanes * (int64_t)(a->lane_major ? out_size : in_size) % 16 != 0) ++step;
     const int64_t most_rows = lanes_tile_elements(in_size, out_size) / a->lanes;
     const int64_t whole_lines = std::lcm(p->n, step);
     const int64_t unit = whole_lines <= most_rows ? whole_lines : step;
     a->tile_rows = most_rows / unit * unit;
     a->tiles = (a->rows + a->tile_rows - 1) / a->tile_rows;
-    a->group_rows = lanes_group_rows(a->tile_rows, a->lanes, in_size);
+    a->pitch = a->lane_major ? lanes_pitch(a->tile_rows, in_size) : 0;
+    a->row_magic = a->lane_major ? division_magic(a->tile_rows) : 0;
+    a->vector_magic = a->lane_major ? division_magic(a->pitch * (int64_t)in_size / 16) : 0;
+    a->group_rows = lanes_group_rows(a->tile_rows, a->lanes, in_size, out_size, a->pitch);
     const int64_t parts = out_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
     a->status_words = (int)((a->lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
     a->in_aligned = (uintptr_t)p->in % 16 == 0;
@@ -141,11 +187,19 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     return true;
 }
 
+// The lane of element e of a lane-major tile of `count` rows (e counted lane by lane), by
+// row_magic (e and the rows stay under 2^14 in a 16 KB tile). A partial last tile has fewer
+// rows: it divides.
+__device__ __forceinline__ int lane_of_element(const lanes_args &a, int e, int count) {
+    return count == a.tile_rows ? (int)__umulhi((unsigned)e, a.row_magic) : e / count;
+}
+
 // Block c scans logical tile c. Thread t serves lane t % I for group t / I of the tile's rows
 // (threads past the last whole group idle while the groups scan). PackedSize: the lanes are
-// words of packed_sum_op (In and Out UINT32, Prod false).
-template <tscan_dtype In, tscan_dtype Out, bool Prod, int PackedSize = 0>
-__global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_constant__ lanes_args a,
+// words of packed_sum_op (In and Out UINT32, Prod false). LaneMajor: a.lane_major's kernel
+// (its own buffer for the loaded tile; the others load in place where widths allow).
+template <tscan_dtype In, tscan_dtype Out, bool Prod, int PackedSize = 0, bool LaneMajor = false>
+__global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kernel(const __grid_constant__ lanes_args a,
                                                                 unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
@@ -153,7 +207,8 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     using Op = std::conditional_t<PackedSize == 0, scan_op<A>, packed_sum_op<PackedSize>>;
     static_assert(PackedSize == 0 || (In == TSCAN_UINT32 && Out == TSCAN_UINT32 && !Prod), "words of packed lanes");
     constexpr int kParts = word_parts<A>();
-    constexpr bool kInPlace = sizeof(TI) == sizeof(TO);  // the scanned tile overwrites the loaded one
+    static_assert(!LaneMajor || PackedSize == 0, "words of lanes are packed blocks");
+    constexpr bool kInPlace = sizeof(TI) == sizeof(TO) && !LaneMajor;  // the scanned tile overwrites the loaded one
     constexpr int kTileElements = (int)lanes_tile_elements(sizeof(TI), sizeof(TO));
     const Op op = [] {
         if constexpr (PackedSize == 0) return Op{Prod};
@@ -164,7 +219,7 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     wait_for_clear();
     __shared__ int64_t s_claim;
     __shared__ uint4 s_staged[kTileElements * sizeof(TO) / 16];
-    __shared__ uint4 s_loaded[kInPlace ? 1 : kTileElements * sizeof(TI) / 16];
+    __shared__ uint4 s_loaded[kInPlace ? 1 : (kTileElements * sizeof(TI) + (LaneMajor ? kLanePadBytes : 0)) / 16];
     __shared__ A s_value[kStreamThreads];
     __shared__ int s_starts[kStreamThreads];
     __shared__ A s_prefix[kMaxLanes];
@@ -186,7 +241,84 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     uint4 *const s_raw = kInPlace ? s_staged : s_loaded;
     const TI *const raw = reinterpret_cast<const TI *>(s_raw);
     TO *const staged = reinterpret_cast<TO *>(s_staged);
-    {
+    // Lane-major: the tile's rows [0, split) lie in line line_lo from element k_lo (lane 0's
+    // run starts at `run0`), the rest in the lines after. A lane's rows sit in its buffer at
+    // lane * pitch + shift + row, shift being where its run starts in a 16-byte vector; a tile
+    // across a line's end loads element by element, unshifted.
+    const TI *const from = reinterpret_cast<const TI *>(a.in);
+    const int64_t line_lo = LaneMajor ? lo / a.n : 0, k_lo = lo - line_lo * a.n, split = a.n - k_lo;
+    const TI *const run0 = from + line_lo * a.in_line + k_lo;
+    const bool whole_runs = LaneMajor && split >= count;
+    constexpr int kPerVector = 16 / (int)sizeof(TI);
+    const auto shift_of = [&](int lane) {
+        return whole_runs ? (int)((uintptr_t)(run0 + lane * a.in_lane) % 16 / sizeof(TI)) : 0;
+    };
+    if constexpr (LaneMajor) {
+        TI *const loaded = reinterpret_cast<TI *>(s_raw);
+        constexpr int kBatch = 4;
+        if (whole_runs) {
+            // Vector u of the buffer is vector v = u % (pitch / kPerVector) of lane u / (pitch /
+            // kPerVector): consecutive threads take consecutive vectors of a run, whole where
+            // the vector lies in the tile's rows, else element by element.
+            const int per_lane = a.pitch / kPerVector, vectors = lanes * per_lane;
+            for (int u0 = 0; u0 < vectors; u0 += kBatch * kStreamThreads) {
+                uint4 x[kBatch];
+                bool whole[kBatch];
+#pragma unroll
+                for (int m = 0; m < kBatch; ++m) {
+                    const int u = u0 + m * kStreamThreads + t;
+                    whole[m] = false;
+                    if (u < vectors) {
+                        const int lane = (int)__umulhi((unsigned)u, a.vector_magic), v = u - lane * per_lane;
+                        const TI *const run = run0 + lane * a.in_lane;
+                        const int row0 = v * kPerVector - shift_of(lane);
+                        const TI *const at = run + row0;
+                        whole[m] = row0 >= 0 && row0 + kPerVector <= count;
+                        if (whole[m]) {
+                            x[m] = *reinterpret_cast<const uint4 *>(at);
+                        } else {
+#pragma unroll
+                            for (int e = 0; e < kPerVector; ++e)
+                                if (row0 + e >= 0 && row0 + e < count) loaded[u * kPerVector + e] = at[e];
+                        }
+                    }
+                }
+#pragma unroll
+                for (int m = 0; m < kBatch; ++m)
+                    if (whole[m]) s_raw[u0 + m * kStreamThreads + t] = x[m];
+            }
+        } else {
+            // Element e of the tile counted lane by lane: consecutive threads on consecutive
+            // elements of a run, which crosses into the following lines.
+            constexpr int kElements = 8;
+            for (int e0 = 0; e0 < elements; e0 += kElements * kStreamThreads) {
+                TI x[kElements];
+#pragma unroll
+                for (int m = 0; m < kElements; ++m) {
+                    const int e = e0 + m * kStreamThreads + t;
+                    if (e < elements) {
+                        const int lane = lane_of_element(a, e, count), row = e - lane * count;
+                        const TI *p;
+                        if (row < split) {
+                            p = run0 + row;
+                        } else {  // n, k_lo and the row all under 2^14 where lines end inside tiles
+                            const int k = (int)k_lo + row, n = (int)a.n, later = k / n;
+                            p = from + (line_lo + later) * a.in_line + (k - later * n);
+                        }
+                        x[m] = p[lane * a.in_lane];
+                    }
+                }
+#pragma unroll
+                for (int m = 0; m < kElements; ++m) {
+                    const int e = e0 + m * kStreamThreads + t;
+                    if (e < elements) {
+                        const int lane = lane_of_element(a, e, count);
+                        loaded[lane * a.pitch + e - lane * count] = x[m];
+                    }
+                }
+            }
+        }
+    } else {
         // Whole 16-byte vectors where the base is aligned, then the rest element by element.
         int vectored = 0;
         if (a.in_aligned) {
@@ -203,6 +335,9 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
     const bool active = group < groups;
     const int j0 = min(group * a.group_rows, count), j1 = min(j0 + a.group_rows, count);
     const auto memory_row = [&](int j) { return a.reverse ? count - 1 - j : j; };  // within the tile
+    // Row r of the thread's lane in the loaded tile.
+    const int lane_base = LaneMajor ? lane * a.pitch + shift_of(lane) : lane;
+    const auto raw_at = [&](int r) { return LaneMajor ? lane_base + r : r * lanes + lane_base; };
     const int64_t pos0 = (base + j0) % a.n;  // row j0's place in its line; rows step it on
 
     // Pass 1: each group's segment of its lane.
@@ -211,7 +346,7 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
         int64_t pos = pos0;
         for (int j = j0; j < j1; ++j) {
             if (pos == 0) mine = {true, op.start(a.exclusive)};
-            mine.value = op(mine.value, stream_load<In, Out>(raw[memory_row(j) * lanes + lane]));
+            mine.value = op(mine.value, stream_load<In, Out>(raw[raw_at(memory_row(j))]));
             if (++pos == a.n) pos = 0;
         }
     }
@@ -299,8 +434,8 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
         int64_t pos = pos0;
         for (int j = j0; j < j1; ++j) {
             if (pos == 0) running = op.start(a.exclusive);
-            const int at = memory_row(j) * lanes + lane;
-            const A next = op(running, stream_load<In, Out>(raw[at]));
+            const int row = memory_row(j), at = row * lanes + lane;
+            const A next = op(running, stream_load<In, Out>(raw[raw_at(row)]));
             const TO value = dtype_traits<Out>::store(a.exclusive ? running : next);
             if (a.direct_stores) out[at] = value;
             else staged[at] = value;
@@ -320,7 +455,8 @@ __global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_cons
 }
 
 // The kernel of a planned lanes form for the pair In -> Out: the words' kernel where the plan
-// packs the lanes (lanes_args::packed_size), else the pair's own.
+// packs the lanes (lanes_args::packed_size), the lane-major one where the input runs along its
+// lines, else the pair's own.
 using lanes_kernel_t = void (*)(lanes_args, unsigned long long *);
 template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kernel_for(const lanes_args &a) {
     constexpr int kSize = (int)sizeof(typename dtype_traits<In>::T);
@@ -328,7 +464,7 @@ template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kerne
                   In != TSCAN_BFLOAT16) {
         if (a.packed_size) return lanes_kernel<TSCAN_UINT32, TSCAN_UINT32, false, kSize>;
     }
-    return lanes_kernel<In, Out, Prod>;
+    return a.lane_major ? lanes_kernel<In, Out, Prod, 0, true> : lanes_kernel<In, Out, Prod>;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <criterion/criterion.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -108,15 +109,19 @@ struct emulated_case {
     int64_t pitch = -1;  // -1: n
     int64_t offset = 0;
     int64_t lanes = 1;   // > 1: a packed (lines, n, lanes) block scanned along n (the lanes form)
+    // With lanes: the input runs along its lines, (lines, lanes, n) with lanes `pitch` elements
+    // apart (-1: n), and the lanes form reads it lane-major.
+    bool lane_major = false;
     int64_t out_offset = 0;
 };
 
 std::string describe(const emulated_case &c) {
     char text[200];
     std::snprintf(text, sizeof text,
-                  "%s %s into %s, %lld x %lld x %lld lanes (input pitch %lld, offset %lld; output offset %lld), %s, %s",
+                  "%s %s into %s, %lld x %lld x %lld lanes%s (input pitch %lld, offset %lld; output offset %lld), %s, %s",
                   tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
-                  (long long)c.n, (long long)c.lanes, (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
+                  (long long)c.n, (long long)c.lanes, c.lane_major ? " read along lines" : "",
+                  (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
                   (long long)c.out_offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
@@ -126,18 +131,22 @@ std::string describe(const emulated_case &c) {
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
     const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
-    const int64_t in_count = c.lanes > 1 ? c.offset + total : c.offset + (c.lines - 1) * pitch + c.n;
+    const int64_t in_count = c.lane_major  ? c.offset + c.lines * c.lanes * pitch
+                             : c.lanes > 1 ? c.offset + total
+                                           : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
     aligned_bytes in(in_count * in_size), out_buffer((c.out_offset + total) * out_size), want(total * out_size);
     fill(c.in, c.op, in.p, in_count, rng);
     std::memset(out_buffer.p, 0xa5, out_buffer.size);  // poison: every element must be written, none before
     unsigned char *const out = out_buffer.p + c.out_offset * out_size;
 
-    const int64_t sizes[3] = {c.lines, c.n, c.lanes}, in_strides[3] = {pitch, 1, 0};
+    const int64_t sizes[3] = {c.lines, c.n, c.lanes};
+    const int64_t in_strides[3] = {c.lane_major ? c.lanes * pitch : pitch, 1, c.lane_major ? pitch : 0};
     const uint32_t ndim = c.lanes > 1 ? 3 : 2;
     tscan_tensor tin, tout, twant;
     const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
-    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes, c.lanes > 1 ? nullptr : in_strides),
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes,
+                                   c.lanes > 1 && !c.lane_major ? nullptr : in_strides),
                  TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&tout, out, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
     cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, ndim, sizes, nullptr), TSCAN_SUCCESS);
@@ -152,6 +161,7 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
         stream_args segments;
         cr_assert(!stream_layout(&p, &segments), "%s: the segment form takes a strided axis", describe(c).c_str());
         cr_assert(lanes_layout(&p, &a), "%s: the lanes form declines its layout", describe(c).c_str());
+        cr_assert_eq(a.lane_major, c.lane_major, "%s: lane_major %d", describe(c).c_str(), (int)a.lane_major);
         // Words are loaded as words: a GPU faults on a misaligned one, which CPU threads do not.
         cr_assert(!a.packed_size || ((uintptr_t)p.in % 4 == 0 && (uintptr_t)p.out % 4 == 0),
                   "%s: words of lanes off the 4-byte grid", describe(c).c_str());
@@ -299,33 +309,63 @@ Test(emulated_stream, every_output_offset) {
     }
 }
 
-// The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
-// even, a warp's and more), lines that tiles hold whole (one row short of a tile's rows among
-// them) and lines longer than a tile, which look back; one tile or several.
-Test(emulated_stream, lanes_every_inner_extent) {
-    std::mt19937_64 rng(5);
-    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8},     {TSCAN_FLOAT32, TSCAN_FLOAT32},
-                                    {TSCAN_FLOAT64, TSCAN_FLOAT64},   {TSCAN_UINT8, TSCAN_INT32},
-                                    {TSCAN_FLOAT16, TSCAN_FLOAT32},   {TSCAN_INT16, TSCAN_INT64},
-                                    {TSCAN_INT16, TSCAN_INT16},       {TSCAN_INT8, TSCAN_UINT8}};
-    const int64_t inner[] = {2, 3, 4, 7, 12, 33, 64};  // 1-byte sums in words from 4, 2-byte ones from 2
+// Lanes-form cases for each pair and inner extent: lines that tiles hold whole (one row short of
+// a tile's rows among them), lines whose end falls inside a tile, and lines longer than one or
+// two tiles, which look back; every operator, direction and form in turn, the input or the
+// output an element off the grid. Lane-major: the input is (lines, lanes, n), lanes a line
+// apart or further.
+void lanes_cases(const std::vector<std::array<tscan_dtype, 2>> &pairs, const std::vector<int64_t> &inner,
+                 bool lane_major, std::mt19937_64 &rng) {
     int pick = 0;
     for (const auto &pair : pairs)
         for (int64_t lanes : inner) {
             const int64_t tile_rows =
                 lanes_tile_elements(tscan_dtype_size(pair[0]), tscan_dtype_size(pair[1])) / lanes;
-            const int64_t ns[] = {2, 5, 10, 100, tile_rows - 1, tile_rows + 3};  // (lines of 1: the segment form's)
+            const int64_t ns[] = {2, 5, 100, tile_rows - 1, tile_rows + 3, 2 * tile_rows + 5};  // (lines of 1: the segment form's)
             for (int64_t n : ns) {
                 const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
                 const int v = pick++ % 8;
                 emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
                                    v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0};
                 c.lanes = lanes;
+                c.lane_major = lane_major;
+                if (lane_major) c.pitch = pick % 4 == 3 ? n + 5 : n;
                 c.offset = pick % 3 == 1;      // an input,
                 c.out_offset = pick % 3 == 2;  // or an output, an element off the grid
                 check(c, rng);
             }
         }
+}
+
+// The lanes form: packed (lines, n, I) blocks along n, inner extents from 2 to kMaxLanes (odd,
+// even, a warp's and more); 1-byte sums in words from 4 lanes, 2-byte ones from 2.
+Test(emulated_stream, lanes_every_inner_extent) {
+    std::mt19937_64 rng(5);
+    lanes_cases({{TSCAN_UINT8, TSCAN_UINT8},
+                 {TSCAN_FLOAT32, TSCAN_FLOAT32},
+                 {TSCAN_FLOAT64, TSCAN_FLOAT64},
+                 {TSCAN_UINT8, TSCAN_INT32},
+                 {TSCAN_FLOAT16, TSCAN_FLOAT32},
+                 {TSCAN_INT16, TSCAN_INT64},
+                 {TSCAN_INT16, TSCAN_INT16},
+                 {TSCAN_INT8, TSCAN_UINT8}},
+                {2, 3, 4, 7, 12, 33, 64}, false, rng);
+}
+
+// The lanes form reading an input that runs along its lines into a packed (lines, n, lanes)
+// output: whole 16-byte vectors of each lane's run from any place in a vector, element by
+// element where a tile holds a line's end.
+Test(emulated_stream, lanes_read_along_lines) {
+    std::mt19937_64 rng(11);
+    lanes_cases({{TSCAN_INT32, TSCAN_INT32},
+                 {TSCAN_FLOAT64, TSCAN_FLOAT64},
+                 {TSCAN_UINT8, TSCAN_UINT8},
+                 {TSCAN_FLOAT16, TSCAN_FLOAT16},
+                 {TSCAN_UINT8, TSCAN_INT32},
+                 {TSCAN_BFLOAT16, TSCAN_FLOAT32},
+                 {TSCAN_INT16, TSCAN_INT64},
+                 {TSCAN_FLOAT32, TSCAN_FLOAT64}},
+                {2, 3, 8, 10, 33, 64}, true, rng);
 }
 
 // The look-back itself: blocks that run one after another only ever find their predecessor
@@ -396,7 +436,7 @@ Test(emulated_stream, lanes_walk_across_windows_to_an_inclusive_prefix) {
     a.lanes = (int)lanes;
     a.tile_rows = tile_rows;
     a.tiles = tiles;
-    a.group_rows = lanes_group_rows(tile_rows, (int)lanes, 4);
+    a.group_rows = lanes_group_rows(tile_rows, (int)lanes, 4, 4);
     a.status_words = (int)kSectorWords;  // 4 lanes of one 32-bit part: a sector a tile
     a.in_aligned = a.out_aligned = true;
     std::vector<unsigned long long> words((size_t)(kSectorWords + tiles * a.status_words), 0);
