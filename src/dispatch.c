@@ -116,11 +116,21 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * lanes form too (bench/NOTES.md §3.1). */
     const int64_t lanes_below =
         p->elem_size == 1 && !stream.packs_small_elements ? t->lanes_row_bytes / 2 : t->lanes_row_bytes;
-    if (p->n > 1 && stream.takes_layout &&
+    if (p->n > 1 && stream.takes_layout && !stream.reads_along_lines &&
         (llabs(p->in_step) * (int64_t)p->elem_size < lanes_below || (!small && p->n >= t->lanes_min_n)))
         return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
     if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;
+    /* The same block from an input that runs along its lines (a transposed block), over too few
+     * lines for columns: the lanes form reads each lane's run of a tile as 16-byte vectors and
+     * stores whole rows, where lookback's line chunks store each element to a sector shared
+     * with other lines. From 4 lanes: under that, the lanes form's join of 128 or more groups
+     * costs more than lookback's stores, which then share a sector with one other line or none.
+     * Not from broadcast lanes, which it would read once a lane (bench/NOTES.md §2, "along
+     * their lines"). */
+    if (stream.reads_along_lines && llabs(p->out_step) >= t->lanes_along_lines_min &&
+        p->in_batch_strides[p->batch_ndim - 1] != 0)
+        return TSCAN_ALGO_STREAM;
     return TSCAN_ALGO_LOOKBACK;
 }
 

@@ -535,6 +535,40 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* A packed output block of 4 to 64 lanes from an input that runs along its lines (the random
+ * sweep's transposed worst cases: lookback's line chunks stored each element to a sector shared
+ * with other lines) goes to stream's lanes form over too few lines for columns; not 2 lanes,
+ * not many lines, nor broadcast lanes, which it would read once a lane
+ * (bench/sweeps/along_lines.json). */
+Test(auto_dispatch, blocks_read_along_their_lines) {
+    static const struct {
+        tscan_dtype dtype;
+        uint32_t ndim, axis;
+        int64_t sizes[3], in_strides[3];
+        int stream;
+    } cases[] = {
+        {TSCAN_INT32, 3, 1, {142, 24800, 10}, {248000, 1, 24800}, 1},
+        {TSCAN_FLOAT64, 2, 0, {4068424, 8}, {1, 4068424}, 1},
+        {TSCAN_FLOAT32, 2, 0, {16777216, 4}, {1, 16777216}, 1},
+        {TSCAN_INT8, 2, 0, {2097152, 33}, {1, 2097152}, 1},
+        {TSCAN_FLOAT64, 2, 0, {33554432, 2}, {1, 33554432}, 0},  /* 2 lanes */
+        {TSCAN_FLOAT64, 3, 1, {65536, 100, 10}, {1000, 1, 100}, 0}, /* lines enough for columns */
+        {TSCAN_FLOAT32, 3, 1, {1, 3774321, 16}, {3774321, 1, 0}, 0}, /* broadcast lanes */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].dtype, cases[i].ndim, cases[i].sizes, cases[i].in_strides),
+                     TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].dtype, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
+        cr_expect_eq(chosen == TSCAN_ALGO_STREAM, cases[i].stream, "case %zu (%s): AUTO chose %s", i,
+                     tscan_dtype_name(cases[i].dtype), tscan_algo_name(chosen));
+        desc.algo = TSCAN_ALGO_STREAM;
+        cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "case %zu: %s", i, tscan_last_error());
+    }
+}
+
 /* A sliced axis is no transpose: every other element along the axis, lines 143988 apart in the
  * input (random sweep, seed 1: rows 1.48x ahead of lookback's column blocks on both GPUs). */
 Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {
