@@ -502,16 +502,17 @@ inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
 
 // The vectors of w that hold a line become the kernel's elements, each addressed at its lowest
 // element (for a decreasing step, its elements lie in reverse order): ceil((head + n) / w) of
-// them, the first holding the line after `head` elements, the last its first *tail (0: whole).
-// Needs head = axis_head_in_vectors_of(a, w) >= 0.
-inline void pack_axis(scan_args &a, int64_t w, size_t elem_size, int head, int *tail) {
+// them, the first holding the line after `head` elements, the last its first `tail` (0: whole),
+// which it returns. Needs head = axis_head_in_vectors_of(a, w) >= 0.
+inline int pack_axis(scan_args &a, int64_t w, size_t elem_size, int head) {
     // The first scan element's place in its vector, in memory order, on either side.
     a.in -= (a.in_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
     a.out -= (a.out_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
-    *tail = (int)((head + a.n) % w);
+    const int tail = (int)((head + a.n) % w);
     a.n = (head + a.n + w - 1) / w;
     a.in_step *= w;
     a.out_step *= w;
+    return tail;
 }
 
 // A strategy's state in a launch plan (tscan_launch_plan::state): a type of its own, copied in

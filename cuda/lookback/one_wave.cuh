@@ -40,8 +40,7 @@ template <class T> bool make_one_wave_plan(const tscan_problem *p, one_wave_plan
     constexpr int kPer = 16 / (int)sizeof(T);
     w->a = make_scan_args(p);
     if (w->a.widens || !axis_packed_by(w->a, kPer, sizeof(T))) return false;
-    int tail;
-    pack_axis(w->a, kPer, sizeof(T), 0, &tail);
+    pack_axis(w->a, kPer, sizeof(T), 0);  // whole vectors (axis_packed_by): no tail
     w->chunks = (w->a.n + kWaveTileVectors - 1) / kWaveTileVectors;
     w->tiles = w->a.lines * w->chunks;
     return w->chunks <= kWaveMaxChunks;

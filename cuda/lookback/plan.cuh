@@ -46,7 +46,7 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
             const int head = axis_head_in_vectors_of(plan.a, w, sizeof(T));
             if (head >= 0) {
-                pack_axis(plan.a, w, sizeof(T), head, &plan.axis_tail);
+                plan.axis_tail = pack_axis(plan.a, w, sizeof(T), head);
                 plan.axis_head = head;
                 plan.v = w;
                 break;
