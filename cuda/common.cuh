@@ -319,6 +319,28 @@ template <class T, int ITEMS> struct item_pack {
     }
 };
 
+// Every lane of a warp, for its shuffles and votes.
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// ---- realigned vectors: 16-byte loads at memory's own alignment, shifted in registers ------
+// Drops the first `shift` bytes of w (memory order, lowest address first; shift < 16 and a
+// multiple of the element size Size): afterwards w[j] holds bytes [4j + shift, 4j + shift + 4)
+// for j < N - 4. Word selects in two stages, then a funnel shift within words (each only
+// where the element size allows a shift of its kind).
+template <size_t Size, int N> __device__ __forceinline__ void drop_low_bytes(uint32_t (&w)[N], unsigned shift) {
+    const unsigned word_shift = shift / 4;
+    if constexpr (Size < 8) {
+#pragma unroll
+        for (int j = 0; j < N - 1; ++j) w[j] = word_shift & 1 ? w[j + 1] : w[j];
+    }
+#pragma unroll
+    for (int j = 0; j < N - 3; ++j) w[j] = word_shift & 2 ? w[j + 2] : w[j];
+    if constexpr (Size < 4) {
+#pragma unroll
+        for (int j = 0; j < N - 4; ++j) w[j] = __funnelshift_r(w[j], w[j + 1], 8 * (shift % 4));
+    }
+}
+
 // ---- sums of 1-byte elements, four to a 32-bit word -------------------------------------
 // A 1-byte output keeps a sum's low byte, which depends only on the low bytes of the terms: a
 // word of four elements is summed, scanned and packed whole, signed or not, with dp4a and
@@ -433,6 +455,16 @@ struct tensor_side {
 };
 inline tensor_side input_side(const scan_args &a) { return {a.in, a.batch.in_strides, a.in_step}; }
 inline tensor_side output_side(const scan_args &a) { return {a.out, a.batch.out_strides, a.out_step}; }
+
+// Lowest byte and one past the highest byte of one tensor's elements.
+inline void tensor_byte_range(const scan_args &a, const tensor_side &s, size_t elem_size, uintptr_t &lo,
+                              uintptr_t &end) {
+    int64_t below = 0, above = 0;  // element offsets from the base
+    tscan_extend_offset_range(1, &a.n, &s.step, &below, &above);
+    tscan_extend_offset_range((uint32_t)a.batch.ndim, a.batch.sizes, s.strides, &below, &above);
+    lo = (uintptr_t)s.base + (uintptr_t)(below * (int64_t)elem_size);
+    end = (uintptr_t)s.base + (uintptr_t)((above + 1) * (int64_t)elem_size);
+}
 
 // w neighbouring lines of one tensor form a vector: the last batch dimension has unit stride,
 // and every other stride, the step and the base are whole vectors of w elements.

@@ -141,17 +141,7 @@ __device__ __forceinline__ bool fetch_realigned(const scan_args &a, const input_
         w[4 * u + 2] = v.z;
         w[4 * u + 3] = v.w;
     }
-    const unsigned word_shift = shift / 4;
-    if constexpr (sizeof(T) < 8) {
-#pragma unroll
-        for (int j = 0; j < words + 3; ++j) w[j] = word_shift & 1 ? w[j + 1] : w[j];
-    }
-#pragma unroll
-    for (int j = 0; j < words + 1; ++j) w[j] = word_shift & 2 ? w[j + 2] : w[j];
-    if constexpr (sizeof(T) < 4) {
-#pragma unroll
-        for (int j = 0; j < words; ++j) w[j] = __funnelshift_r(w[j], w[j + 1], 8 * (shift % 4));
-    }
+    drop_low_bytes<sizeof(T)>(w, shift);
     // Scan order from memory order; both indices constant, so that w stays in registers.
 #pragma unroll
     for (int u = 0; u < vectors; ++u) {
@@ -404,16 +394,6 @@ template <tscan_dtype D> struct rows_launcher {
         return vector_head(a.out, a.out_step, elem_size, geometry::vec);
     }
 
-    // Lowest byte and one past the highest byte of one tensor's elements.
-    static void byte_range(const scan_args &a, const tensor_side &s, size_t elem_size, uintptr_t &lo,
-                           uintptr_t &end) {
-        int64_t below = 0, above = 0;  // element offsets from the base
-        tscan_extend_offset_range(1, &a.n, &s.step, &below, &above);
-        tscan_extend_offset_range((uint32_t)a.batch.ndim, a.batch.sizes, s.strides, &below, &above);
-        lo = (uintptr_t)s.base + (uintptr_t)(below * (int64_t)elem_size);
-        end = (uintptr_t)s.base + (uintptr_t)((above + 1) * (int64_t)elem_size);
-    }
-
     // The input_window of a: empty unless realigned loads are both needed and safe.
     static input_window realign_window(const scan_args &a, size_t elem_size) {
         if (a.widens || a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {0, 0};
@@ -424,8 +404,8 @@ template <tscan_dtype D> struct rows_launcher {
             aligned = aligned && (a.batch.in_strides[d] - a.batch.out_strides[d]) % geometry::vec == 0;
         if (aligned) return {0, 0};
         input_window in, out;
-        byte_range(a, input_side(a), elem_size, in.lo, in.end);
-        byte_range(a, output_side(a), elem_size, out.lo, out.end);
+        tensor_byte_range(a, input_side(a), elem_size, in.lo, in.end);
+        tensor_byte_range(a, output_side(a), elem_size, out.lo, out.end);
         if (in.lo < out.end && out.lo < in.end) return {0, 0};
         return in;
     }

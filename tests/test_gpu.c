@@ -226,6 +226,18 @@ Test(gpu_shapes, pitched_rows) {
     run_shapes(pitched, sizeof pitched / sizeof pitched[0], "pitched rows", 6, TU_LAYOUT_PITCHED);
 }
 
+/* Columns' realigned vectors: axes of four rows or fewer over lines enough for 16 bytes of them a
+ * thread (16384 threads: 262144 lines of 1-byte elements), odd in number, so that rows lie off
+ * the 16-byte grid and each run of lines ends in a part group, and two such blocks side by side.
+ * Packed (the rows' pitch moves them), pitched (the input's too) and rotating layouts (in place
+ * and overlapping views go single lines); half the views start off alignment. */
+static const gu_shape realigned[] = {{2, {3, 262147}, 0}, {2, {2, 262147}, 0}, {3, {2, 4, 131075}, 1}, {2, {4, 300007}, 0}};
+Test(gpu_shapes, realigned_columns) {
+    static const int kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_PITCHED, -1};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        run_shapes(realigned, sizeof realigned / sizeof realigned[0], "realigned columns", 11 + k, kinds[k]);
+}
+
 /* Chains hundreds of look-back tiles long: one line of 2^22 elements (512 float32 line chunks)
  * and 64 lines of 2^16 along a strided axis (two chains of 256 column blocks). With every
  * block of the grid in flight, a tile's nearest inclusive predecessor is then often beyond one

@@ -114,7 +114,6 @@ template <class T, int V> constexpr int block_threads() { return pipelined<T, V>
 template <class T, int V, bool WidenColumns = false> constexpr int blocks_per_sm() {
     return WidenColumns ? 2 : pipelined<T, V>() ? 3 : 4;
 }
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // Slots each thread holds: 128 bytes of them (32 of 4 bytes, 16 of 8, 8 of 16), so a tile
 // carries 32 KB and the look-back traffic is a few percent of the data.

@@ -130,6 +130,9 @@ inline unsigned __vadd4(unsigned a, unsigned b) {  // bytes, each wrapping
 inline unsigned __vadd2(unsigned a, unsigned b) {  // 16-bit halves, each wrapping
     return (((a & 0xffffu) + (b & 0xffffu)) & 0xffffu) | ((a >> 16) + (b >> 16)) << 16;
 }
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)((unsigned long long)a * b >> 32); }
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return std::atomic_ref<unsigned long long>(*p).fetch_add(v);

@@ -1,6 +1,6 @@
 // Kernels' own source compiled for the host and run on CPU threads (simt.h), against
-// tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh) and the stream
-// kernels (cuda/stream/). For the stream: every allowed dtype pair, both operators, both
+// tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh), the stream
+// kernels (cuda/stream/) and columns' realigned kernel (cuda/columns/kernel.cuh). For the stream: every allowed dtype pair, both operators, both
 // directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
 // Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
 // suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
@@ -8,6 +8,7 @@
 // whatever the order of association.
 #include "simt.h"
 
+#include "columns/kernel.cuh"
 #include "lookback/one_wave.cuh"
 #include "stream/kernel.cuh"
 #include "stream/lanes.cuh"
@@ -498,6 +499,108 @@ Test(emulated_one_wave, every_dtype_and_variant) {
                 cr_assert(std::memcmp(out.p + i * size, want.p + i * size, size) == 0,
                           "%s %s, %lld x %lld, variant %d: element %lld differs from the reference", tscan_op_name(desc.op),
                           tscan_dtype_name(dtype), (long long)lines, (long long)n, v, (long long)i);
+        }
+    }
+}
+
+// Columns' realigned kernel: (outer, n, inner) blocks scanned along n (of at most four rows)
+// whose rows lie off the 16-byte grid by their pitch or base, in either tensor or both, padded
+// or not; runs of exactly a warp's groups and of more with a partial last group; every kernel
+// dtype it takes (1 to 4 bytes), operator, direction and form. Both buffers are poisoned whole:
+// the padding between rows must come out untouched. Two blocks, so that lanes step through the
+// grid-stride loop and warps end inside a run of groups.
+namespace {
+
+template <tscan_dtype D> struct emulated_realigned_launch {
+    static tscan_status run(const scan_args &a, const realign_args &r) {
+        constexpr tscan_dtype K = kernel_dtype(D);
+        constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
+        if constexpr (W == 2) cr_assert_fail("8-byte elements are not realigned");
+        else tscan_emu::launch(2, kColumnsThreads, columns_realigned_kernel<K, W>, a, r);
+        return TSCAN_SUCCESS;
+    }
+};
+
+struct realigned_case {
+    tscan_dtype dtype;
+    int variant;  // bit 0 product, 1 decreasing, 2 exclusive
+    int64_t outer, n, inner;
+    int64_t in_pad, out_pad;        // elements after each row
+    int64_t in_offset, out_offset;  // elements past a 16-byte boundary
+};
+
+void check_realigned(const realigned_case &c, std::mt19937_64 &rng) {
+    const size_t size = tscan_dtype_size(c.dtype);
+    const tscan_op op = c.variant & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+    const int64_t in_row = c.inner + c.in_pad, out_row = c.inner + c.out_pad;
+    const int64_t in_count = c.in_offset + c.outer * c.n * in_row, out_count = c.out_offset + c.outer * c.n * out_row;
+    aligned_bytes in(in_count * size), out(out_count * size), want(out_count * size);
+    fill(c.dtype, op, in.p, in_count, rng);
+    std::memset(out.p, 0xa5, out.size);
+    std::memset(want.p, 0xa5, want.size);
+    const int64_t sizes[3] = {c.outer, c.n, c.inner};
+    const int64_t in_strides[3] = {c.n * in_row, in_row, 1}, out_strides[3] = {c.n * out_row, out_row, 1};
+    tscan_tensor tin, tout, twant;
+    const tscan_scan_desc desc = {op, 1, c.variant & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (c.variant & 4) != 0,
+                                  TSCAN_ALGO_COLUMNS};
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.in_offset * size, c.dtype, 3, sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out.p + c.out_offset * size, c.dtype, 3, sizes, out_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p + c.out_offset * size, c.dtype, 3, sizes, out_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem p;
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    scan_args a = make_scan_args(&p);
+    realign_args r;
+    char text[200];
+    std::snprintf(text, sizeof text, "%s %s, %lld x %lld x %lld, pads %lld / %lld, offsets %lld / %lld, variant %d",
+                  tscan_op_name(op), tscan_dtype_name(c.dtype), (long long)c.outer, (long long)c.n, (long long)c.inner,
+                  (long long)c.in_pad, (long long)c.out_pad, (long long)c.in_offset, (long long)c.out_offset, c.variant);
+    cr_assert(realign_lines(a, r, 16 / (int)size, size), "%s: not realigned", text);
+    dispatch_dtype<emulated_realigned_launch>(c.dtype, a, r);
+    for (int64_t i = 0; i < (int64_t)out.size; ++i)
+        cr_assert_eq(out.p[i], want.p[i], "%s: byte %lld (element %lld) is 0x%02x, the reference's 0x%02x", text,
+                     (long long)i, (long long)(i / (int64_t)size - c.out_offset), out.p[i], want.p[i]);
+}
+
+}  // namespace
+
+Test(emulated_columns, realigned_rows_every_kernel_dtype) {
+    std::mt19937_64 rng(12);
+    const tscan_dtype types[] = {TSCAN_UINT8, TSCAN_INT16, TSCAN_FLOAT16, TSCAN_BFLOAT16, TSCAN_FLOAT32, TSCAN_UINT32};
+    int pick = 0;
+    for (tscan_dtype d : types) {
+        const int64_t w = 16 / (int64_t)tscan_dtype_size(d);
+        const int64_t inners[] = {32 * w, 32 * w + 1, 40 * w - 1, 70 * w + 3};
+        const int64_t ns[] = {2, 3, 4};
+        for (int64_t inner : inners)
+            for (int64_t n : ns) {
+                const int k = pick++;
+                realigned_case c = {d, k % 8, 1 + k % 3, n, inner, 0, 0, 0, 0};
+                c.in_pad = k % 4 == 1 ? 0 : k % 3;  // rows off the grid by their pitch,
+                c.out_pad = k % 4 == 2 ? 0 : (k / 3) % 2 + 2 * (k % 2);
+                c.in_offset = k % 5 % w;  // or by their base
+                c.out_offset = (k / 2) % 7 % w;
+                if (inner % w == 0 && c.in_pad % w == 0 && c.out_pad % w == 0 && c.in_offset == 0 && c.out_offset == 0)
+                    c.out_offset = w / 2;  // some row off the grid: else the lines pack
+                check_realigned(c, rng);
+            }
+    }
+}
+
+// Long runs: groups across warps and blocks, so that vectors are stored by the lane that
+// follows their first group, shuffled across every lane of a warp.
+Test(emulated_columns, realigned_long_runs) {
+    std::mt19937_64 rng(13);
+    const tscan_dtype types[] = {TSCAN_UINT8, TSCAN_FLOAT16, TSCAN_FLOAT32};
+    int k = 0;
+    for (tscan_dtype d : types) {
+        const int64_t w = 16 / (int64_t)tscan_dtype_size(d);
+        const int64_t inners[] = {600 * w + 3, 1000 * w};
+        for (int64_t inner : inners) {
+            realigned_case c = {d, k % 8, 2, 2 + k % 3, inner, 1 + k % 2, k % 3, k % w, (k + 1) % w};
+            check_realigned(c, rng);
+            ++k;
         }
     }
 }
