@@ -67,9 +67,17 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     return plan_problem_call<columns_launch>(p, plan);
 }
 
+// What AUTO may know of columns' way with p: whether a thread moves 16 bytes of lines a step.
+void outline(const tscan_problem *p, tscan_strategy_outline *o) {
+    scan_args a = make_scan_args(p);
+    realign_args r;
+    const int w = 16 / (int)p->out_elem_size;
+    o->vector_lines = plan_columns(a, r, w, p->out_elem_size) != columns_form::single;
+}
+
 }  // namespace
 }  // namespace tscan
 
 // Every layout and every allowed pair of dtypes.
 extern "C" const tscan_strategy tscan_strategy_columns = {TSCAN_ALGO_COLUMNS, tscan::plan,
-                                                          tscan::run_plan<tscan::problem_call>, nullptr};
+                                                          tscan::run_plan<tscan::problem_call>, tscan::outline};

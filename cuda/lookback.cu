@@ -18,7 +18,9 @@
 // 64 or 128 lines by 256 rows); a line chunk's "element" a slot of consecutive elements of
 // the line (16 bytes of 2-byte ones, 8 of 4-byte ones, 4 of 1-byte ones). A column block
 // whose output is contiguous along the axis (a transposed input) stores words of consecutive
-// elements of one line. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
+// elements of one line. Pairs of 4-byte lines that neighbour but lie off the grid (an odd pitch,
+// an odd number of lines) pack too, each row of a word moving whole where it lies on the grid
+// and element by element elsewhere. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
 // a time, zero-extended to a 32-bit slot. A narrower input (a wider output; kernels per
 // output dtype) moves one element a slot too, converted to the output's type as it loads.
 //
@@ -68,8 +70,9 @@ struct lookback_call {
 };
 
 // D is the output's dtype. Signed integers run the kernels of their unsigned twins
-// (kernel_dtype): 24 kernels, not 36, and 10 more for the outputs that a narrower input may
-// scan into (takes_narrower_input), one a tile shape.
+// (kernel_dtype): 24 kernels, not 36, 2 more for column blocks of 4-byte pairs off the grid,
+// and 10 more for the outputs that a narrower input may scan into (takes_narrower_input), one a
+// tile shape.
 template <tscan_dtype D> struct lookback_planner {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
@@ -100,6 +103,9 @@ template <tscan_dtype D> struct lookback_planner {
                                                : plan_tiles<kColumnBlock, 1, true>(plan, dev, call);
         }
         if (plan.cols == kLineChunk) return plan_line_chunk<axis_pack<T>()>(plan, dev, call);
+        if constexpr (sizeof(T) == 4) {
+            if (plan.off_grid) return plan_tiles<kColumnBlock, line_pack<T>(), false, true>(plan, dev, call);
+        }
         return plan.v > 1 ? plan_tiles<kColumnBlock, line_pack<T>()>(plan, dev, call)
                           : plan_tiles<kColumnBlock, 1>(plan, dev, call);
     }
@@ -117,9 +123,9 @@ template <tscan_dtype D> struct lookback_planner {
     // The persistent tile kernel: as many blocks as can be resident, each claiming tiles until
     // none is left. Shared memory from the device, not from Hopper: a block that does not fit
     // is declined, and AUTO runs another strategy.
-    template <int Cols, int V, bool Widen = false>
+    template <int Cols, int V, bool Widen = false, bool OffGrid = false>
     static tscan_status plan_tiles(const lookback_plan &plan, const tscan_device_info *dev, lookback_call *call) {
-        constexpr auto kernel = lookback_kernel<K, Cols, V, Widen>;
+        constexpr auto kernel = lookback_kernel<K, Cols, V, Widen, OffGrid>;
         call->smem = dynamic_smem_bytes<T, V>();
         call->threads = block_threads<T, V>();
         kernel_fit fit;
@@ -196,12 +202,15 @@ tscan_status launch(const tscan_launch_plan *plan, void *workspace, cudaStream_t
 }
 
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
-// to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), the tiles of its
+// to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), whether its column
+// blocks move words of lines (on the grid or off it), the tiles of its
 // one-wave path (a contiguous axis packed in 16-byte vectors, tiles of 16 KB; 0 where the layout
 // does not take it; it runs only when they all fit at once), and the bytes of its other tiles.
 template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outline *o) {
     one_wave_plan wave;
-    o->packs_small_elements = sizeof(T) <= 2 && make_plan<T>(p).v > 1;
+    const lookback_plan plan = make_plan<T>(p);
+    o->packs_small_elements = sizeof(T) <= 2 && plan.v > 1;
+    o->packs_lines = plan.cols == kColumnBlock && plan.v > 1;
     o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;
     o->tile_bytes = kTileBytes;
 }

@@ -197,6 +197,7 @@ typedef struct tscan_auto_policy {
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
     int64_t lanes_row_bytes;             /* ... of any length, over a packed block of rows narrower (1-byte: half) */
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
+    int64_t pairs_lookback_min_run;      /* 4-byte lines in lookback's pairs, runs this long: lookback over columns' single lines */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
@@ -225,6 +226,9 @@ typedef struct tscan_strategy_outline {
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
+    int packs_lines;          /* lookback: column blocks move words of neighbouring lines (on their
+                                 grid or off it) */
+    int vector_lines;         /* columns: a thread moves 16 bytes of neighbouring lines a step */
 } tscan_strategy_outline;
 
 /* What a strategy decided for one problem, once a call: the workspace it needs, and in

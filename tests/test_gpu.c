@@ -238,6 +238,17 @@ Test(gpu_shapes, realigned_columns) {
         run_shapes(realigned, sizeof realigned / sizeof realigned[0], "realigned columns", 11 + k, kinds[k]);
 }
 
+/* Lookback's column blocks off the grid: words of 2 or 4 neighbouring lines whose rows alternate
+ * on and off the grid (an odd pitch) or whose run ends in a part word (an odd number of lines),
+ * over axes of several tiles. Packed, pitched (the input's rows one longer), in place and
+ * negated (a last stride of -1 keeps single lines); half the views start off alignment. */
+static const gu_shape off_grid[] = {{2, {1000, 3321}, 0}, {2, {3000, 101}, 0}, {3, {4, 700, 65}, 1}, {2, {600, 2203}, 0}};
+Test(gpu_shapes, off_grid_words) {
+    static const tu_layout_kind kinds[] = {TU_LAYOUT_PACKED, TU_LAYOUT_PITCHED, TU_LAYOUT_IN_PLACE, TU_LAYOUT_NEGATIVE};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        run_shapes(off_grid, sizeof off_grid / sizeof off_grid[0], "off-grid words", 14 + k, kinds[k]);
+}
+
 /* Chains hundreds of look-back tiles long: one line of 2^22 elements (512 float32 line chunks)
  * and 64 lines of 2^16 along a strided axis (two chains of 256 column blocks). With every
  * block of the grid in flight, a tile's nearest inclusive predecessor is then often beyond one

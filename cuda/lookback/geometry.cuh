@@ -143,6 +143,9 @@ struct tile_layout {
     int axis_head, axis_tail;
     int64_t chunk_words;  // word statuses: a chunk's words (all its chains'), in whole 32-byte sectors
     int64_t band;         // chains claimed together, chunk-major (the last band may hold fewer)
+    // Column blocks off the grid (OffGrid): the lines of a run of the last batch dimension, and
+    // the words of V lines a run (its last may hold fewer lines); 0 otherwise.
+    int64_t run_lines, run_words;
 };
 
 // Chains claimed together (tile_layout::band), given the blocks resident at once. A tile's

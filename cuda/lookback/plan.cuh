@@ -18,6 +18,8 @@ struct lookback_plan {
     int v;
     int64_t out_word_line_step;  // output elements between the lines of a column block's word
     int axis_head, axis_tail;    // line chunks: the line's first and last slots in part (tile_layout)
+    int64_t run_lines, run_words;  // column blocks off the grid (off_grid), as tile_layout's
+    bool off_grid;
     int lines_per_lane() const { return cols == kLineChunk ? 1 : v; }  // lines_per_thread<Cols, V>
     int tile_lines() const { return cols * lines_per_lane(); }          // status values per tile
 };
@@ -29,19 +31,39 @@ struct lookback_plan {
 // with the axis in the output), 1- and 2-byte ones also when the axis does (line chunks: the
 // lines on one grid of slots, whatever their length and start; a line's first and last slot
 // may hold it in part, and those move element by element).
+// Pairs of 4-byte lines that neighbour in both tensors but lie off that grid (a row pitch or
+// base off 8 bytes, or an odd number of lines a run) still pack, off the grid: a run's lines go
+// two to a word, its last word maybe in part, and each row of a word loads whole where it lies
+// on the grid and element by element elsewhere (the rows of an odd pitch alternate). Not 1- and
+// 2-byte words, whose rows off the grid would move 1-2 bytes a load in the pipelined block's
+// three blocks an SM, too few in flight (they lost 4-17 to the serial single elements on the
+// H100: bench/NOTES.md §2), nor where the output runs along the axis (the transposed input's
+// line-by-line stores need whole words).
 // A narrower input (a wider output, T the output's type) never packs: its elements load one
 // at a time.
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>();
-    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0, 0, 0};
+    lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0, 0, 0, 0, 0, false};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
     if (plan.a.widens) return plan;
+    const int last = plan.a.batch.ndim - 1;
     if (plan.cols == kColumnBlock && kLinePack > 1 &&
         (lines_packed_by(plan.a, kLinePack, sizeof(T)) || lines_packed_into_axis_by(plan.a, kLinePack, sizeof(T)))) {
-        plan.out_word_line_step = plan.a.batch.out_strides[plan.a.batch.ndim - 1];
+        plan.out_word_line_step = plan.a.batch.out_strides[last];
         pack_lines(plan.a, kLinePack);
         plan.v = kLinePack;
+    } else if (plan.cols == kColumnBlock && sizeof(T) == 4 && llabs(plan.a.out_step) != 1 && last >= 0 &&
+               plan.a.batch.in_strides[last] == 1 && plan.a.batch.out_strides[last] == 1 &&
+               plan.a.batch.sizes[last] >= kLinePack) {
+        plan.run_lines = plan.a.batch.sizes[last];
+        plan.run_words = (plan.run_lines + kLinePack - 1) / kLinePack;
+        plan.a.lines = plan.a.lines / plan.run_lines * plan.run_words;
+        plan.a.batch.sizes[last] = plan.run_words;
+        plan.a.batch.in_strides[last] = kLinePack;
+        plan.a.batch.out_strides[last] = kLinePack;
+        plan.v = kLinePack;
+        plan.off_grid = true;
     } else if (plan.cols == kLineChunk) {
         for (int w = kAxisPack; w >= min_axis_pack<T>(); w /= 2) {
             const int head = axis_head_in_vectors_of(plan.a, w, sizeof(T));
@@ -70,6 +92,8 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     L.band = L.groups;  // the launch sets it from the blocks resident
     L.axis_head = plan.axis_head;
     L.axis_tail = plan.axis_tail;
+    L.run_lines = plan.run_lines;
+    L.run_words = plan.run_words;
     return L;
 }
 

@@ -58,7 +58,11 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // Widen: the input is narrower than the output D (a wider output, CONTRACT §1.2), of the
 // run-time dtype a.in_dtype. Its elements load one a slot (V = 1), converted to D's type on
 // the way in (read_widened_rows); from there the tile is the same-type one.
-template <tscan_dtype D, int Cols, int V, bool Widen = false>
+//
+// OffGrid: a column block of 4-byte pairs that lie off their grid in some rows, or hold a run's
+// last line alone (lookback_plan::off_grid): each row of a word loads and stores whole where it
+// lies on the grid and holds both lines, element by element elsewhere.
+template <tscan_dtype D, int Cols, int V, bool Widen = false, bool OffGrid = false>
 __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(),
                                   blocks_per_sm<typename dtype_traits<D>::T, V, Widen && Cols == kColumnBlock>())
     lookback_kernel(scan_args a, int64_t out_word_line_step, tile_layout L, tile_status<typename dtype_traits<D>::A> st) {
@@ -83,6 +87,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
     static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
+    static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -126,13 +131,18 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         int left;
         int whole;
         bool head_part;
+        int count;  // OffGrid: the lines in the thread's word (V but in a run's last word)
     };
     const auto rows_of_tile = [&](tile_at at) {
         const int64_t line = at.group * Cols + col;
-        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0, 0, false};
+        rows_of v{nullptr, nullptr, at.chunk * L.rows + first_row, 0, 0, false, V};
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
+            if constexpr (OffGrid) {
+                const int64_t in_run = a.batch.ndim <= 1 ? line : line % L.run_words;  // the word's place in its run
+                v.count = (int)min((int64_t)V, L.run_lines - in_run * V);
+            }
             if constexpr (Widen) v.in = a.in + in_offset * a.in_bytes;
             else v.in = reinterpret_cast<const T *>(a.in) + in_offset;
             v.out = reinterpret_cast<T *>(a.out) + out_offset;
@@ -179,7 +189,16 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
 #pragma unroll
-            for (int i = 0; i < R; ++i, offset += step) slots[i] = is_whole_row(v, i) ? IO::load(v.in + offset) : S{};
+            for (int i = 0; i < R; ++i, offset += step) {
+                if constexpr (OffGrid) {
+                    const T *p = v.in + offset;
+                    slots[i] = !is_whole_row(v, i)                                   ? S{}
+                               : v.count == V && (uintptr_t)p % sizeof(S) == 0 ? IO::load(p)
+                                                                                 : IO::load_part(p, 0, v.count, T{});
+                } else {
+                    slots[i] = is_whole_row(v, i) ? IO::load(v.in + offset) : S{};
+                }
+            }
             if constexpr (kTransposed) {
                 if (v.head_part || v.whole < v.left) {
 #pragma unroll
@@ -368,7 +387,15 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             for (int r = 0; r < R; ++r, offset += a.out_step) {
                 const S out = output_row(r);
                 if (kTransposed || (V == 1 && line_by_line)) s_items[own_slot(r)] = out;
-                else if (r < v.left) IO::store(v.out + offset, out);
+                else if (r < v.left) {
+                    if constexpr (OffGrid) {
+                        T *const p = v.out + offset;
+                        if (v.count == V && (uintptr_t)p % sizeof(S) == 0) IO::store(p, out);
+                        else IO::store_part(p, out, 0, v.count);
+                    } else {
+                        IO::store(v.out + offset, out);
+                    }
+                }
             }
         }
         if (through_shared) {
