@@ -105,17 +105,20 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     const int rows_aligned = llabs(p->in_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0 &&
                              llabs(p->out_step) * (int64_t)p->elem_size % t->row_alignment_bytes == 0;
     /* 4-byte lines that lookback's column blocks move in pairs (on the 8-byte grid or off it), in
-     * runs of at least a block's 64 lines, lead columns where it moves them one a thread (no
-     * 16-byte vectors of them): H100, 32x128x12295 float32 axis 1 77.7 against 67.3, 300x863x301
-     * sliced 67.6 / 60.4, 600x2x322x158 74.4 / 58.7 (bench/NOTES.md §2, "pairs off the grid"). */
+     * runs of at least a block's 64 lines, over an axis that fills three quarters of a block's
+     * tile (32 lanes of pairs: 128 rows), lead columns where it moves them one a thread (no
+     * 16-byte vectors of them): H100 / H200, 32x128x12295 float32 axis 1 78.1 / 67.6 against
+     * 67.3 / 64.0, 600x2x322x158 75.3 / 65.6 against 58.7 / 54.3; an axis of 64 (half a tile)
+     * lost on the H200, 52.4 against 62.4 (bench/NOTES.md §2, "pairs off the grid"). */
     tscan_strategy_outline columns = {0};
     if (p->elem_size == 4 && lookback.packs_lines) tscan_strategy_columns.outline(p, &columns);
     const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
     const int64_t run = p->batch_ndim > 0 && p->in_batch_strides[last] == 1 && p->out_batch_strides[last] == 1
                             ? p->batch_sizes[last]
                             : 0;
+    const int64_t pair_tile_rows = lookback.tile_bytes / (32 * 2 * (int64_t)p->elem_size);
     const int pairs_lead = p->elem_size == 4 && lookback.packs_lines && !columns.vector_lines &&
-                           run >= t->pairs_lookback_min_run;
+                           run >= t->pairs_lookback_min_run && 4 * p->n >= 3 * pair_tile_rows;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && ((p->n >= t->wide_lookback_min_n && rows_aligned) || pairs_lead);
     /* A packed block of inner extent 2 to 64 (the axis step), taken by stream's lanes form,

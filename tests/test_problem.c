@@ -259,14 +259,17 @@ Test(auto_dispatch, wide_strided_axes_split_from_1024_where_rows_align) {
 }
 
 /* 4-byte lines that lookback's column blocks move in pairs, on the 8-byte grid or off it, in runs
- * of 64 lines or more, go to lookback where columns would move them one a thread (no 16-byte
- * vectors of them): an odd run (off the grid) and an even one that is no whole number of vectors;
- * runs of 9, and runs of whole vectors, keep columns (bench/NOTES.md §2, "pairs off the grid"). */
+ * of 64 lines or more over an axis of 96 or more (three quarters of a tile), go to lookback where
+ * columns would move them one a thread (no 16-byte vectors of them): an odd run (off the grid)
+ * and an even one that is no whole number of vectors; runs of 9, an axis of 64, and runs of whole
+ * vectors keep columns (bench/NOTES.md §2, "pairs off the grid"). */
 Test(auto_dispatch, pairs_of_4_byte_lines_go_to_lookback_where_columns_has_no_vectors) {
     static const layout_case cases[] = {
         {TSCAN_FLOAT32, 3, {32, 128, 12295}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_UINT32, 3, {3276, 322, 158}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {100000, 20, 9}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT32, 3, {4096, 64, 257}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_UINT32, 2, {122, 416714}, 0, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {4096, 64, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
