@@ -44,13 +44,35 @@ tscan_status launch_realigned(const scan_args &a, const realign_args &r, int sms
     }
 }
 
+// A narrower input in vectors: one kernel a pair (dispatch_pair), of 17 under kernel dtypes.
+template <tscan_dtype In, tscan_dtype Out> struct widen_launch {
+    static tscan_status run(const scan_args &a, int sms, cudaStream_t stream) {
+        if constexpr (tscan_bytes_of(In) < tscan_bytes_of(Out)) {
+            const unsigned grid = columns_grid(a, sms);
+            if (a.n <= kShortUnroll) columns_widen_kernel<In, Out, kShortUnroll><<<grid, kColumnsThreads, 0, stream>>>(a);
+            else columns_widen_kernel<In, Out, kLongUnroll / 2><<<grid, kColumnsThreads, 0, stream>>>(a);  // outputs of R vectors a row: half the rows, for registers
+            TSCAN_LAUNCH_CHECK("columns_widen_kernel");
+            return TSCAN_SUCCESS;
+        } else {
+            return tscan_fail(TSCAN_ERROR_INTERNAL, "columns: %s into %s does not widen", tscan_dtype_name(In),
+                              tscan_dtype_name(Out));
+        }
+    }
+};
+tscan_status launch_widened(const tscan_problem &p, const scan_args &a, int sms, cudaStream_t stream) {
+    return dispatch_pair<widen_launch>(p.dtype, p.out_dtype, a, sms, stream);
+}
+
 // Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
-// D is the output's dtype; a narrower input walks single lines (its elements convert one by one).
+// D is the output's dtype; a narrower input walks its lines in vectors where they lie on the
+// grids, else single lines (its elements convert one by one).
 template <tscan_dtype D> struct columns_launch {
     static tscan_status run(const problem_call &call, void *, cudaStream_t stream) {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
         scan_args a = make_scan_args(&call.p);
+        if (widen_vectors(a, 16 / (int)call.p.elem_size, call.p.elem_size, call.p.out_elem_size, call.sms))
+            return launch_widened(call.p, a, call.sms, stream);
         realign_args r;
         switch (plan_columns(a, r, W, call.p.elem_size)) {
         case columns_form::packed: return launch_kernel<K, W>(a, call.sms, stream);

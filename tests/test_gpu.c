@@ -271,11 +271,30 @@ Test(gpu_chains, banded_chains) {
 
 /* ---- wider outputs: every allowed pair of two types ------------------------------------------------ */
 
+/* One wider-output case (input `in` into `out`) of a shape, AUTO and every strategy against the
+ * reference. */
+static void run_wider_case(gu_arena *a, gu_tally *t, int in, int out, const gu_shape *shape, unsigned combo,
+                           tu_layout_kind kind, int aligned, uint64_t seed, unsigned variant) {
+    tu_case c = gu_case((tscan_dtype)in, shape, combo, kind, TU_DATA_RANDOM, seed);
+    c.wider = 1;
+    c.wider_dtype = (tscan_dtype)out;
+    c.aligned = aligned;
+    choose_data(&c, variant);
+    gu_run_all_algos(a, &c, prepare_shape_case, (cudaStream_t)0, t);
+}
+
 /* Shapes that reach each widening strategy as AUTO routes them: one long line (CUB), rows short
  * and long (rows), a strided axis with many columns and with few (columns), a middle axis. */
 static const gu_shape wider_shapes[] = {
     {1, {100000}, 0}, {2, {300, 1000}, 1}, {2, {3, 70000}, 1}, {2, {5000, 300}, 0}, {2, {70000, 3}, 0}, {3, {3, 500, 17}, 1},
 };
+/* And columns' vectors of a narrower input (16 bytes of it a thread, widened in registers), for
+ * every narrower pair, packed and aligned, over lines enough for them (a block an SM: 33792
+ * threads on 132 SMs, 540672 lines of 1-byte inputs), along a strided axis of 3 (the short
+ * kernel) and of 12 (the long one), in one run of lines (each warp's row staged and stored as
+ * whole runs) and in runs of 6560 (410 vectors of 1-byte inputs: warps across a run's end store
+ * lane by lane); two of the eight op x direction x exclusive combinations each, rotating. */
+static const gu_shape wider_vector_shapes[] = {{2, {3, 1048576}, 0}, {2, {12, 600000}, 0}, {3, {84, 3, 6560}, 1}};
 
 /*
  * Every pair of an input and a wider output, every op × direction × exclusive on the small
@@ -305,15 +324,15 @@ Test(gpu_wider, every_pair_every_strategy) {
                 for (unsigned combo = 0; combo < 8; ++combo, ++turn) {
                     if (numel > 50000 && (combo + turn / 8) % 4 != 0)
                         continue;
-                    tu_case c = gu_case((tscan_dtype)in, &wider_shapes[s], combo, kinds[turn % kind_count],
-                                        TU_DATA_RANDOM, tu_seed("gpu_wider", turn));
-                    c.wider = 1;
-                    c.wider_dtype = (tscan_dtype)out;
-                    c.aligned = turn / kind_count % 2 == 0;
-                    choose_data(&c, combo + turn);
-                    gu_run_all_algos(&a, &c, prepare_shape_case, (cudaStream_t)0, &t);
+                    run_wider_case(&a, &t, in, out, &wider_shapes[s], combo, kinds[turn % kind_count],
+                                   turn / kind_count % 2 == 0, tu_seed("gpu_wider", turn), combo + turn);
                 }
             }
+            if (tscan_dtype_size((tscan_dtype)in) < tscan_dtype_size((tscan_dtype)out))
+                for (size_t s = 0; s < sizeof wider_vector_shapes / sizeof wider_vector_shapes[0]; ++s)
+                    for (unsigned combo = turn % 4; combo < 8; combo += 4, ++turn)
+                        run_wider_case(&a, &t, in, out, &wider_vector_shapes[s], combo, TU_LAYOUT_PACKED, 1,
+                                       tu_seed("gpu_wider_vectors", turn), combo + turn);
         }
     gu_arena_free(&a);
     gu_tally_assert(&t, "wider outputs");
@@ -323,6 +342,7 @@ Test(gpu_wider, every_pair_every_strategy) {
     cr_assert_eq(t.unsupported[TSCAN_ALGO_CUB_DEVICE], 0, "cub_device declined a wider output");
     cr_assert_eq(t.unsupported[TSCAN_ALGO_LOOKBACK], 0, "lookback declined a wider output");
 }
+
 
 /* ---- the worked examples through every strategy --------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 // columns/kernel.cuh - the columns kernels: a thread walks the axis over one line, or over W
-// neighbouring lines moved as a 16-byte vector a step (aligned, or realigned in registers), and
-// the host's choice between them (columns_form).
+// neighbouring lines moved as a 16-byte vector a step (aligned, realigned in registers, or a
+// narrower input's vector widened), and the host's choice between them.
 // Included by cuda/columns.cu and by the emulated tests (tests/emulated/), each translation unit
 // with its own copy, hence the anonymous namespace.
 #pragma once
@@ -126,6 +126,94 @@ __global__ void __launch_bounds__(kColumnsThreads) columns_kernel(scan_args a) {
             out += kUnroll * a.out_step;
         }
     }
+}
+
+// ---- a narrower input in vectors: W = 16 / its size neighbouring lines a thread -----------
+// The input's 16 bytes of a step load as one vector and widen in registers (In, a compile-time
+// pair with D, rather than the single lines' run-time conversion); the W outputs are R = W * the
+// output size / 16 vectors. Where a warp's groups lie end to end in the output (no run of lines
+// ends inside it), the warp's row of outputs goes through shared memory and out as R runs of
+// 512 bytes, one a store instruction: stored from registers, a lane's R vectors lie 16 * R bytes
+// apart and each store writes a 1/R part of every sector it touches (that lost: bench/NOTES.md
+// §2). Both tensors' lines lie on their grids (packed).
+template <tscan_dtype In, tscan_dtype D, int kUnroll>
+__global__ void __launch_bounds__(kColumnsThreads) columns_widen_kernel(scan_args a) {
+    using Traits = dtype_traits<D>;
+    using T = typename Traits::T;
+    using A = typename Traits::A;
+    using TIn = typename dtype_traits<In>::T;
+    constexpr int W = 16 / (int)sizeof(TIn);
+    constexpr int R = W * (int)sizeof(T) / 16;
+    static_assert(sizeof(TIn) < sizeof(T), "a narrower input");
+    __shared__ uint4 s_row[kColumnsThreads / 32][32 * R];  // each warp's row of outputs
+    const scan_op<A> op{a.prod};
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int64_t stride = (int64_t)gridDim.x * kColumnsThreads;
+    // Whole warps step together (the staged stores): a lane past the last group holds none.
+    for (int64_t line = (int64_t)blockIdx.x * kColumnsThreads + threadIdx.x; line - lane < a.lines; line += stride) {
+        const bool valid = line < a.lines;
+        int64_t in_offset = 0, out_offset = 0;
+        if (valid) a.batch.offsets(line, in_offset, out_offset);
+        const TIn *in = reinterpret_cast<const TIn *>(a.in) + in_offset;
+        T *out = reinterpret_cast<T *>(a.out) + out_offset;
+        T *const out0 = reinterpret_cast<T *>(__shfl_sync(kFullMask, (unsigned long long)(uintptr_t)out, 0));
+        const bool end_to_end = __all_sync(kFullMask, valid && out == out0 + lane * W);
+        A running[W];
+#pragma unroll
+        for (int w = 0; w < W; ++w) running[w] = op.start(a.exclusive);
+        for (int64_t k = 0; k < a.n; k += kUnroll) {
+            const int rows = (int)min((int64_t)kUnroll, a.n - k);
+            uint4 raw[kUnroll];  // every load before any store: in flight together
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u)
+                if (u < rows && valid) raw[u] = *reinterpret_cast<const uint4 *>(in + (k + u) * a.in_step);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                if (u >= rows) continue;  // the same for the whole warp
+                item_pack<TIn, W> x;
+                x.set_vector(0, raw[u], false);
+                item_pack<T, W> y{};
+#pragma unroll
+                for (int w = 0; w < W; ++w) {
+                    const A next = op(running[w], Traits::load(widened<In, T>(x.get(w))));
+                    y.set(w, Traits::store(a.exclusive ? running[w] : next));
+                    running[w] = next;
+                }
+                if (end_to_end) {
+#pragma unroll
+                    for (int v = 0; v < R; ++v) s_row[warp][lane * R + v] = y.vector(v, false);
+                    __syncwarp();
+                    uint4 *const q = reinterpret_cast<uint4 *>(out0 + (k + u) * a.out_step);
+#pragma unroll
+                    for (int j = 0; j < R; ++j) q[j * 32 + lane] = s_row[warp][j * 32 + lane];
+                    __syncwarp();  // read before the next row overwrites
+                } else if (valid) {
+                    uint4 *const q = reinterpret_cast<uint4 *>(out + (k + u) * a.out_step);
+#pragma unroll
+                    for (int v = 0; v < R; ++v) q[v] = y.vector(v, false);
+                }
+            }
+        }
+    }
+}
+
+// Neighbouring lines of a narrower input lie in groups of w on both tensors' 16-byte grids: 16
+// bytes of input, and w outputs in whole vectors.
+inline bool widened_lines_packed(const scan_args &a, int w, size_t in_size, size_t out_size) {
+    return a.widens && whole_line_vectors(a, w) && side_lines_packed_by(a, input_side(a), w, in_size) &&
+           side_lines_packed_by(a, output_side(a), 16 / (int64_t)out_size, out_size);
+}
+
+// W neighbouring lines of a narrower input a thread (a packed: the last batch dimension counts
+// vectors), where widened_lines_packed and that leaves a block an SM at least (its threads hold
+// 64-146 registers; middle_axis int32 into int64, 16384 threads on 132 SMs, lost 88.9 -> 77.3
+// against single lines: bench/NOTES.md §2). False, a unchanged, otherwise.
+inline bool widen_vectors(scan_args &a, int w, size_t in_size, size_t out_size, int sms) {
+    if (a.lines / w < std::max<int64_t>(kMinVectorThreads, (int64_t)sms * kColumnsThreads) ||
+        !widened_lines_packed(a, w, in_size, out_size))
+        return false;
+    pack_lines(a, w);
+    return true;
 }
 
 // ---- realigned vectors: W neighbouring lines a thread, wherever they lie on the 16-byte grid

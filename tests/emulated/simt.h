@@ -110,6 +110,7 @@ inline unsigned __ballot_sync(unsigned, int predicate) {
     w.bar.arrive_and_wait();
     return bits;
 }
+inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
 template <class T> T min(T a, T b) { return b < a ? b : a; }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {

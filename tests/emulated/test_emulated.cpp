@@ -1,6 +1,6 @@
 // Kernels' own source compiled for the host and run on CPU threads (simt.h), against
 // tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh), the stream
-// kernels (cuda/stream/) and columns' realigned kernel (cuda/columns/kernel.cuh). For the stream: every allowed dtype pair, both operators, both
+// kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh). For the stream: every allowed dtype pair, both operators, both
 // directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
 // Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
 // suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
@@ -601,6 +601,69 @@ Test(emulated_columns, realigned_long_runs) {
             realigned_case c = {d, k % 8, 2, 2 + k % 3, inner, 1 + k % 2, k % 3, k % w, (k + 1) % w};
             check_realigned(c, rng);
             ++k;
+        }
+    }
+}
+
+// Columns' vectors of a narrower input: packed (outer, n, inner) blocks along n, aligned, in one
+// run of lines (every warp's row staged through shared memory) and in runs of 40 vectors (warps
+// across a run's end store lane by lane; the last warp in part), over axes of the short and the
+// long kernel (a last chunk in part); integers sign- or zero-extended, floats widened; every
+// operator, direction and form in turn. Two blocks: lanes step through the grid-stride loop.
+namespace {
+
+template <tscan_dtype In, tscan_dtype Out> struct emulated_widen_launch {
+    static tscan_status run(const scan_args &a) {
+        if constexpr (tscan_bytes_of(In) < tscan_bytes_of(Out)) {
+            if (a.n <= kShortUnroll) tscan_emu::launch(2, kColumnsThreads, columns_widen_kernel<In, Out, kShortUnroll>, a);
+            else tscan_emu::launch(2, kColumnsThreads, columns_widen_kernel<In, Out, kLongUnroll / 2>, a);
+        } else {
+            cr_assert_fail("%s into %s does not widen", tscan_dtype_name(In), tscan_dtype_name(Out));
+        }
+        return TSCAN_SUCCESS;
+    }
+};
+
+}  // namespace
+
+Test(emulated_columns, widened_vectors_every_kind_of_pair) {
+    std::mt19937_64 rng(14);
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_INT32},   {TSCAN_INT8, TSCAN_INT64},   {TSCAN_INT16, TSCAN_INT32},
+                                    {TSCAN_FLOAT16, TSCAN_FLOAT32}, {TSCAN_BFLOAT16, TSCAN_FLOAT64}, {TSCAN_INT32, TSCAN_INT64},
+                                    {TSCAN_FLOAT32, TSCAN_FLOAT64}, {TSCAN_UINT16, TSCAN_UINT64}};
+    int k = 0;
+    for (const auto &pair : pairs) {
+        const size_t in_size = tscan_dtype_size(pair[0]), out_size = tscan_dtype_size(pair[1]);
+        const int64_t w = 16 / (int64_t)in_size;
+        const int64_t shapes[][3] = {{1, 3, 64 * w}, {15, 6, 40 * w}, {3, 11, 40 * w}};
+        for (const auto &shape : shapes) {
+            const int v = k++ % 8;
+            const tscan_op op = v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+            const int64_t total = shape[0] * shape[1] * shape[2];
+            aligned_bytes in(total * in_size), out(total * out_size), want(total * out_size);
+            fill(pair[0], op, in.p, total, rng);
+            std::memset(out.p, 0xa5, out.size);
+            tscan_tensor tin, tout, twant;
+            const tscan_scan_desc desc = {op, 1, v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0,
+                                          TSCAN_ALGO_COLUMNS};
+            cr_assert_eq(tscan_tensor_init(&tin, in.p, pair[0], 3, shape, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&tout, out.p, pair[1], 3, shape, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&twant, want.p, pair[1], 3, shape, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+            tscan_problem p;
+            cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+            tscan_problem_init(&p, &desc, &tin, &tout);
+            scan_args a = make_scan_args(&p);
+            char text[160];
+            std::snprintf(text, sizeof text, "%s %s into %s, %lld x %lld x %lld, variant %d", tscan_op_name(op),
+                          tscan_dtype_name(pair[0]), tscan_dtype_name(pair[1]), (long long)shape[0], (long long)shape[1],
+                          (long long)shape[2], v);
+            cr_assert(widened_lines_packed(a, (int)w, in_size, out_size), "%s: not in vectors", text);
+            pack_lines(a, w);
+            dispatch_pair<emulated_widen_launch>(pair[0], pair[1], a);
+            for (int64_t i = 0; i < total; ++i)
+                cr_assert(std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) == 0,
+                          "%s: element %lld differs from the reference", text, (long long)i);
         }
     }
 }
