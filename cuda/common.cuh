@@ -511,14 +511,33 @@ inline bool lines_packed_into_axis_by(const scan_args &a, int64_t w, size_t elem
            side_axis_packed_by(a, output_side(a), w, elem_size);
 }
 
-// A vector of w neighbouring input lines becomes one line of the kernel: w times fewer, w
-// times the last batch stride apart. Needs lines_packed_by or lines_packed_into_axis_by.
+// A group of w neighbouring input lines becomes one line of the kernel, w times the last batch
+// stride apart: w times fewer lines where each run of the last batch dimension is whole groups
+// (lines_packed_by, lines_packed_into_axis_by), else a run's last group holds the rest (the
+// kernels that take that find a group's lines with lines_in_group).
 inline void pack_lines(scan_args &a, int64_t w) {
     const int last = a.batch.ndim - 1;
-    a.batch.sizes[last] /= w;
+    const int64_t run = a.batch.sizes[last], groups = (run + w - 1) / w;
+    a.lines = a.lines / run * groups;
+    a.batch.sizes[last] = groups;
     a.batch.in_strides[last] *= w;
     a.batch.out_strides[last] *= w;
-    a.lines /= w;
+}
+
+// The lines of the last batch dimension neighbour in both tensors (unit stride), at least
+// min_run of them a run.
+inline bool lines_neighbour(const scan_args &a, int64_t min_run) {
+    const int last = a.batch.ndim - 1;
+    return last >= 0 && a.batch.in_strides[last] == 1 && a.batch.out_strides[last] == 1 &&
+           a.batch.sizes[last] >= min_run;
+}
+
+// The lines in group g of a packed by pack_lines(a, w), whose runs held run_lines lines in
+// run_groups groups each: w, but in a run's last group.
+__device__ __forceinline__ int lines_in_group(const scan_args &a, int64_t g, int64_t run_lines, int64_t run_groups,
+                                              int w) {
+    const int64_t in_run = a.batch.ndim <= 1 ? g : g % run_groups;  // g's place in its run
+    return (int)min((int64_t)w, run_lines - in_run * w);
 }
 
 // The lines of both tensors lie on one grid of vectors of w (the same head in each): the head,

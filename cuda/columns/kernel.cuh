@@ -293,8 +293,9 @@ __global__ void __launch_bounds__(kColumnsThreads) columns_realigned_kernel(scan
          group += stride) {
         int64_t in_offset = 0, out_offset = 0;
         if (group < a.lines) a.batch.offsets(group, in_offset, out_offset);
-        const int64_t in_run = a.batch.ndim <= 1 ? group : group % r.groups;  // the group's place in its run
-        const int count = group < a.lines ? (int)min((int64_t)W, r.inner - in_run * W) : 0;
+        // 0 past the last group: a mask, not a branch around the division (the branch compiles
+        // to other code than the kernel measured).
+        const int count = lines_in_group(a, group, r.inner, r.groups, W) * (group < a.lines);
         const bool whole = count == W;
         const T *in = reinterpret_cast<const T *>(a.in) + in_offset;
         T *out = reinterpret_cast<T *>(a.out) + out_offset;
@@ -379,20 +380,15 @@ enum class columns_form { single, packed, realigned };
 // byte in the input's byte range (in place, or overlapping: reading a neighbour's bytes could
 // race with its stores). False, a unchanged, otherwise.
 inline bool realign_lines(scan_args &a, realign_args &r, int w, size_t elem_size) {
-    const int last = a.batch.ndim - 1;
-    if (last < 0 || elem_size > 4 || a.n > kShortUnroll || a.batch.in_strides[last] != 1 ||
-        a.batch.out_strides[last] != 1 || a.batch.sizes[last] < 32 * (int64_t)w)
-        return false;
+    if (elem_size > 4 || a.n > kShortUnroll || !lines_neighbour(a, 32 * (int64_t)w)) return false;
     uintptr_t out_lo, out_end;
     tensor_byte_range(a, input_side(a), elem_size, r.in_lo, r.in_end);
     tensor_byte_range(a, output_side(a), elem_size, out_lo, out_end);
     if (r.in_lo < out_end && out_lo < r.in_end) return false;
+    const int last = a.batch.ndim - 1;
     r.inner = a.batch.sizes[last];
-    r.groups = (r.inner + w - 1) / w;
-    a.lines = a.lines / r.inner * r.groups;
-    a.batch.sizes[last] = r.groups;
-    a.batch.in_strides[last] = w;
-    a.batch.out_strides[last] = w;
+    pack_lines(a, w);
+    r.groups = a.batch.sizes[last];
     return true;
 }
 

@@ -53,15 +53,11 @@ template <class T> lookback_plan make_plan(const tscan_problem *p) {
         plan.out_word_line_step = plan.a.batch.out_strides[last];
         pack_lines(plan.a, kLinePack);
         plan.v = kLinePack;
-    } else if (plan.cols == kColumnBlock && sizeof(T) == 4 && llabs(plan.a.out_step) != 1 && last >= 0 &&
-               plan.a.batch.in_strides[last] == 1 && plan.a.batch.out_strides[last] == 1 &&
-               plan.a.batch.sizes[last] >= kLinePack) {
+    } else if (plan.cols == kColumnBlock && sizeof(T) == 4 && llabs(plan.a.out_step) != 1 &&
+               lines_neighbour(plan.a, kLinePack)) {
         plan.run_lines = plan.a.batch.sizes[last];
-        plan.run_words = (plan.run_lines + kLinePack - 1) / kLinePack;
-        plan.a.lines = plan.a.lines / plan.run_lines * plan.run_words;
-        plan.a.batch.sizes[last] = plan.run_words;
-        plan.a.batch.in_strides[last] = kLinePack;
-        plan.a.batch.out_strides[last] = kLinePack;
+        pack_lines(plan.a, kLinePack);
+        plan.run_words = plan.a.batch.sizes[last];
         plan.v = kLinePack;
         plan.off_grid = true;
     } else if (plan.cols == kLineChunk) {

@@ -139,10 +139,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         if (line < a.lines) {
             int64_t in_offset, out_offset;
             a.batch.offsets(line, in_offset, out_offset);
-            if constexpr (OffGrid) {
-                const int64_t in_run = a.batch.ndim <= 1 ? line : line % L.run_words;  // the word's place in its run
-                v.count = (int)min((int64_t)V, L.run_lines - in_run * V);
-            }
+            if constexpr (OffGrid) v.count = lines_in_group(a, line, L.run_lines, L.run_words, V);
             if constexpr (Widen) v.in = a.in + in_offset * a.in_bytes;
             else v.in = reinterpret_cast<const T *>(a.in) + in_offset;
             v.out = reinterpret_cast<T *>(a.out) + out_offset;
