@@ -300,8 +300,8 @@ static const gu_shape wider_vector_shapes[] = {{2, {3, 1048576}, 0}, {2, {12, 60
  * Every pair of an input and a wider output, every op × direction × exclusive on the small
  * shapes (two of the eight, rotating, above 50000 elements), the layouts rotating through
  * every kind but in place (which keeps one type); AUTO and every strategy against the
- * reference. Rows, columns, cub_device and lookback take every pair (these shapes have at most
- * 300 lines).
+ * reference. Rows, columns, cub_device and lookback take every pair of the small shapes (at
+ * most 300 lines); AUTO and columns every pair of the vector shapes.
  */
 Test(gpu_wider, every_pair_every_strategy) {
     GU_REQUIRE_DEVICE();
@@ -310,8 +310,9 @@ Test(gpu_wider, every_pair_every_strategy) {
                                            TU_LAYOUT_PITCHED};
     const size_t shape_count = sizeof wider_shapes / sizeof wider_shapes[0], kind_count = sizeof kinds / sizeof kinds[0];
     gu_arena a = {0};
-    gu_tally t;
+    gu_tally t, tv;  /* the small shapes; the vector shapes (too many lines for cub_device) */
     memset(&t, 0, sizeof t);
+    memset(&tv, 0, sizeof tv);
     unsigned turn = 0;
     for (int in = 0; in < TSCAN_DTYPE_COUNT; ++in)
         for (int out = 0; out < TSCAN_DTYPE_COUNT; ++out) {
@@ -331,7 +332,7 @@ Test(gpu_wider, every_pair_every_strategy) {
             if (tscan_dtype_size((tscan_dtype)in) < tscan_dtype_size((tscan_dtype)out))
                 for (size_t s = 0; s < sizeof wider_vector_shapes / sizeof wider_vector_shapes[0]; ++s)
                     for (unsigned combo = turn % 4; combo < 8; combo += 4, ++turn)
-                        run_wider_case(&a, &t, in, out, &wider_vector_shapes[s], combo, TU_LAYOUT_PACKED, 1,
+                        run_wider_case(&a, &tv, in, out, &wider_vector_shapes[s], combo, TU_LAYOUT_PACKED, 1,
                                        tu_seed("gpu_wider_vectors", turn), combo + turn);
         }
     gu_arena_free(&a);
@@ -341,6 +342,9 @@ Test(gpu_wider, every_pair_every_strategy) {
     cr_assert_eq(t.unsupported[TSCAN_ALGO_COLUMNS], 0, "columns declined a wider output");
     cr_assert_eq(t.unsupported[TSCAN_ALGO_CUB_DEVICE], 0, "cub_device declined a wider output");
     cr_assert_eq(t.unsupported[TSCAN_ALGO_LOOKBACK], 0, "lookback declined a wider output");
+    gu_tally_assert(&tv, "wider outputs in columns' vectors");
+    cr_assert(tv.passed[TSCAN_ALGO_AUTO] > 0 && tv.unsupported[TSCAN_ALGO_AUTO] == 0, "AUTO ran every vector case");
+    cr_assert_eq(tv.unsupported[TSCAN_ALGO_COLUMNS], 0, "columns declined a wider output in vectors");
 }
 
 
