@@ -152,7 +152,7 @@ template <tscan_dtype D> struct lookback_planner {
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
-        st.flags = reinterpret_cast<uint32_t *>(base + sizeof(unsigned long long));
+        st.flags = reinterpret_cast<uint32_t *>(base + call.w.flags);
         st.words = reinterpret_cast<unsigned long long *>(base + call.w.values);
         st.aggregate = reinterpret_cast<A *>(base + call.w.values);
         st.inclusive = st.aggregate + call.L.status_tiles * call.tile_lines;

@@ -93,25 +93,28 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     return L;
 }
 
-// Workspace: counter, flags (none for word statuses), then the values, 8-byte aligned (words:
-// 32-byte, whole sectors). Statuses in words are cleared whole (a zero word is an empty status);
+// Workspace: the claim counter, then flags (none for word statuses) and values, each its own
+// 32-byte sectors: the counter's atomics, the polled flags and the values written beside
+// them share none. Statuses in words are cleared whole (a zero word is an empty status);
 // otherwise only the counter and flags, as a value is read only under a flag set after it was
 // written.
 struct workspace_plan {
     size_t cleared;
+    size_t flags;   // offset of the flags
     size_t values;  // offset of the aggregates
     size_t total;
 };
 
 template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
     const bool words = word_status(sizeof(A), plan.lines_per_lane(), plan.cols);
-    const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * sizeof(uint32_t);
+    constexpr size_t kSector = 32;
+    const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * kSectorFlags * sizeof(uint32_t);
     const size_t value_bytes = words ? (size_t)(L.chunks - 1) * L.chunk_words * sizeof(unsigned long long)
                                      : (size_t)L.status_tiles * plan.tile_lines() * 2 * sizeof(A);
-    const size_t align = words ? 32 : 8;  // words: sectors
     workspace_plan w;
-    w.values = (sizeof(unsigned long long) + flag_bytes + align - 1) & ~(align - 1);
-    w.cleared = words ? w.values + value_bytes : sizeof(unsigned long long) + flag_bytes;
+    w.flags = kSector;
+    w.values = kSector + flag_bytes;
+    w.cleared = words ? w.values + value_bytes : w.values;
     w.total = w.values + value_bytes;
     return w;
 }

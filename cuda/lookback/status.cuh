@@ -48,7 +48,7 @@ template <class A> __device__ __forceinline__ unsigned long long status_word(A v
 
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
-    uint32_t *flags;              // [status_tiles]; none for word statuses
+    uint32_t *flags;              // [status_tiles], a sector each (kSectorFlags); none for word statuses
     A *aggregate;                 // [status_tiles][tile lines]: the tile's own reduction, per line
     A *inclusive;                 // [status_tiles][tile lines]: scan of the chain through the tile
     unsigned long long *words;    // [chunks - 1][chunk_words] instead of the value arrays (word_status)
@@ -61,6 +61,9 @@ template <class A> struct tile_status {
 // chain polled at once, slowing every 1-D type (bench/NOTES.md §3.10). Column blocks' tiles
 // fill whole sectors already, as do many chains' line chunks.
 constexpr int64_t kSectorWords = 32 / sizeof(unsigned long long);
+// The fenced arrays' flags (int8 column blocks) a sector apart for the same reason: tile i's
+// flag is flags[i * kSectorFlags].
+constexpr int64_t kSectorFlags = 32 / sizeof(uint32_t);
 
 // The first status word of a tile (word statuses).
 __device__ __forceinline__ int64_t tile_words_at(const tile_layout &L, int64_t chunk, int64_t group, int tile_words) {
@@ -101,7 +104,7 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, t
     }
     __syncwarp();
     if (lane == 0)
-        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[id]).store(state, cuda::memory_order_release);
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[id * kSectorFlags]).store(state, cuda::memory_order_release);
 }
 
 // A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the

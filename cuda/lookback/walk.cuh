@@ -97,7 +97,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
                 word_value = announced_value<A>(part);
             }
         } else {
-            f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[pred * L.groups + group]);
+            f = pred < 0 ? (uint32_t)kInclusive : load_relaxed(st.flags[(pred * L.groups + group) * kSectorFlags]);
         }
         const unsigned inclusive = __ballot_sync(kFullMask, f == kInclusive);
         const unsigned empty = __ballot_sync(kFullMask, f == kEmpty);
