@@ -59,8 +59,6 @@ struct lookback_call {
     scan_args a;
     int64_t out_word_line_step;  // tile path
     tile_layout L;               // tile path
-    workspace_plan w;            // tile path
-    int tile_lines;              // tile path: status values a tile
     int64_t wave_chunks;         // one-wave path
     int64_t clear_words;         // the workspace's words cleared first
     unsigned grid;
@@ -84,7 +82,7 @@ template <tscan_dtype D> struct lookback_planner {
         const lookback_plan plan = make_plan<T>(p);
         one_wave_plan wave;
         const bool wave_layout = make_one_wave_plan<T>(p, &wave);
-        *bytes = plan_workspace<A>(make_layout<T, A>(plan), plan).total;
+        *bytes = (size_t)tile_workspace_words(make_layout<T, A>(plan)) * sizeof(unsigned long long);
         if (wave_layout) *bytes = std::max(*bytes, (size_t)one_wave_words<A>(wave) * sizeof(unsigned long long));
         if (!tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
         const tscan_device_info *dev;
@@ -139,11 +137,9 @@ template <tscan_dtype D> struct lookback_planner {
         call->a = plan.a;
         call->out_word_line_step = plan.out_word_line_step;
         call->L = make_layout<T, A>(plan);
-        call->w = plan_workspace<A>(call->L, plan);
-        call->tile_lines = plan.tile_lines();
         call->grid = (unsigned)(call->L.tiles < resident ? call->L.tiles : resident);
         call->L.band = claim_band(call->L.groups, resident);
-        call->clear_words = (int64_t)((call->w.cleared + 7) / 8);
+        call->clear_words = tile_workspace_words(call->L);
         call->run = &launch_tiles<kernel>;
         return TSCAN_SUCCESS;
     }
@@ -152,10 +148,7 @@ template <tscan_dtype D> struct lookback_planner {
         char *base = static_cast<char *>(workspace);
         tile_status<A> st;
         st.counter = reinterpret_cast<unsigned long long *>(base);
-        st.flags = reinterpret_cast<uint32_t *>(base + call.w.flags);
-        st.words = reinterpret_cast<unsigned long long *>(base + call.w.values);
-        st.aggregate = reinterpret_cast<A *>(base + call.w.values);
-        st.inclusive = st.aggregate + call.L.status_tiles * call.tile_lines;
+        st.words = st.counter + kSectorWords;
         return launch_after_clear(Kernel, call.grid, call.threads, call.smem, stream, st.counter, call.clear_words,
                                   call.sms, call.a, call.out_word_line_step, call.L, st);
     }

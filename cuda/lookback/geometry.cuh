@@ -21,7 +21,7 @@ constexpr int kWarps = kThreads / 32;  // data warps
 // elements; 8 or 4 where the layout packs no wider), 8 (4-byte ones) or 32 bits (1-byte ones).
 // Each width beat the others on the H100 (bench/NOTES.md §3.10): float32 column blocks in
 // pairs load 256 bytes a warp instead of 128; 2-byte elements 4 lines to 64 bits lost (4
-// accumulators a lane, with fenced statuses or with words). A line chunk has one accumulator
+// accumulators a lane). A line chunk has one accumulator
 // whatever its slot holds, so 8-byte slots halved its load, shared-memory and store
 // instructions; int8's 8 elements a slot lost, so 1-byte ones keep 32 bits. 16-byte slots
 // (elements found at constant indices) gained float16 a little more on rows of whole tiles,
@@ -134,14 +134,11 @@ struct tile_layout {
     int64_t groups;  // chains: ceil(lines / cols)
     int64_t chunks;  // tiles per chain: ceil(n / rows)
     int64_t tiles;   // groups * chunks
-    // Tiles with a successor in their chain, the only ones that publish a status: the ids
-    // below groups * (chunks - 1). A single-chunk problem needs no status at all.
-    int64_t status_tiles;
     // A line chunk's line in part in its first and last slots (pack_axis): the elements of the
     // first before the line (in scan order), and the line's elements in the last (0: whole).
     // Those slots move element by element.
     int axis_head, axis_tail;
-    int64_t chunk_words;  // word statuses: a chunk's words (all its chains'), in whole 32-byte sectors
+    int64_t chunk_words;  // a chunk's status words (all its chains'), in whole 32-byte sectors
     int64_t band;         // chains claimed together, chunk-major (the last band may hold fewer)
     // Column blocks off the grid (OffGrid): the lines of a run of the last batch dimension, and
     // the words of V lines a run (its last may hold fewer lines); 0 otherwise.

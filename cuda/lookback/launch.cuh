@@ -35,7 +35,7 @@ __device__ __forceinline__ void wait_for_clear() {
 }
 
 #ifdef __CUDACC__  // the clear and the launches: nvcc's alone (tests/emulated's host compiler has no <<< >>>)
-// Zeroes what a call reads before writing (workspace_plan::cleared, in words: the claim
+// Zeroes what a call reads before writing (tile_workspace_words, one_wave_words: the claim
 // counter first) and lets the scan kernel launch at once, rather than after a memset
 // (bench/NOTES.md, "Small problems").
 __global__ void clear_workspace(unsigned long long *words, int64_t n_words) {

@@ -82,8 +82,7 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     L.groups = (a.lines + cols - 1) / cols;
     L.chunks = (a.n + L.rows - 1) / L.rows;
     L.tiles = L.groups * L.chunks;
-    L.status_tiles = L.groups * (L.chunks - 1);
-    const int64_t tile_words = (int64_t)plan.tile_lines() * word_parts<A>();
+    const int64_t tile_words = (int64_t)plan.cols * lane_words<A>(plan.lines_per_lane(), plan.cols);
     L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
     L.band = L.groups;  // the launch sets it from the blocks resident
     L.axis_head = plan.axis_head;
@@ -93,31 +92,10 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     return L;
 }
 
-// Workspace: the claim counter, then flags (none for word statuses) and values, each its own
-// 32-byte sectors: the counter's atomics, the polled flags and the values written beside
-// them share none. Statuses in words are cleared whole (a zero word is an empty status);
-// otherwise only the counter and flags, as a value is read only under a flag set after it was
-// written.
-struct workspace_plan {
-    size_t cleared;
-    size_t flags;   // offset of the flags
-    size_t values;  // offset of the aggregates
-    size_t total;
-};
-
-template <class A> workspace_plan plan_workspace(const tile_layout &L, const lookback_plan &plan) {
-    const bool words = word_status(sizeof(A), plan.lines_per_lane(), plan.cols);
-    constexpr size_t kSector = 32;
-    const size_t flag_bytes = words ? 0 : (size_t)L.status_tiles * kSectorFlags * sizeof(uint32_t);
-    const size_t value_bytes = words ? (size_t)(L.chunks - 1) * L.chunk_words * sizeof(unsigned long long)
-                                     : (size_t)L.status_tiles * plan.tile_lines() * 2 * sizeof(A);
-    workspace_plan w;
-    w.flags = kSector;
-    w.values = kSector + flag_bytes;
-    w.cleared = words ? w.values + value_bytes : w.values;
-    w.total = w.values + value_bytes;
-    return w;
-}
+// Workspace, in 64-bit words: the claim counter alone in its 32-byte sector, then the status
+// words, whole sectors (kSectorWords); all cleared before the kernel runs (a zero word is an
+// empty status).
+inline int64_t tile_workspace_words(const tile_layout &L) { return kSectorWords + (L.chunks - 1) * L.chunk_words; }
 
 }  // namespace
 }  // namespace tscan

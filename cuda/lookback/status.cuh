@@ -21,24 +21,46 @@ enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
 // state (each state is written once, so its parts are then that state's). A line chunk's words
 // are its tile's status, read by the window walk in place of a flag; a column block's look-back
 // reads its lines' words with no tile flag at all (sum_words_back), two words a lane a
-// predecessor at most. Column blocks of 4 packed lines a lane (1-byte elements: a look-back
-// batch of words would then cover only 2 predecessors, and measured slower; bench/NOTES.md
-// §3.10) keep a flag array and two value arrays, each flag stored with release after its values.
+// predecessor at most. A column block of 1-byte elements (4 lines a lane) announces the low
+// bytes of its lane's 4 values packed in one word (packed_bytes_status): a sum or product of
+// bytes keeps only its low byte, which depends only on its terms' low bytes.
 template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
     static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
     return (int)(sizeof(A) / 4);
 }
 // An accumulator as raw bits, which its status words hold 32 at a time.
 template <class A> using value_bits = std::conditional_t<word_parts<A>() == 1, uint32_t, uint64_t>;
+// 1-byte column blocks, the only tiles of 4 lines a lane with a 4-byte accumulator: one word a
+// lane, its lines' low bytes (line j in byte j), combined byte by byte (packed_bytes_op).
+constexpr bool packed_bytes_status(size_t accumulator_size, int lines_per_lane, int cols) {
+    return cols == kColumnBlock && accumulator_size == 4 && lines_per_lane == 4;
+}
+// Status words a lane of a tile: one a line and 32-bit part, or one packed word.
+template <class A> constexpr int lane_words(int lines_per_lane, int cols) {
+    return packed_bytes_status(sizeof(A), lines_per_lane, cols) ? 1 : lines_per_lane * word_parts<A>();
+}
+// Sums or products of 4 bytes at once, each byte its own line (the low bytes of the results).
+struct packed_bytes_op {
+    bool prod;
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
+        if (!prod) return __vadd4(a, b);
+        uint32_t r = 0;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) r |= ((a >> 8 * j) * (b >> 8 * j) & 0xffu) << 8 * j;
+        return r;
+    }
+    __device__ __forceinline__ uint32_t neutral() const { return prod ? 0x01010101u : 0u; }
+};
+template <class A> __device__ __forceinline__ uint32_t packed_low_bytes(const A (&value)[4]) {
+    return (uint32_t)(value[0] & 0xffu) | (uint32_t)(value[1] & 0xffu) << 8 | (uint32_t)(value[2] & 0xffu) << 16 |
+           (uint32_t)(value[3] & 0xffu) << 24;
+}
 // The value that a line's status words (its word_parts, lowest part first) announce.
 template <class A> __device__ __forceinline__ A announced_value(const unsigned long long *part) {
     value_bits<A> b = 0;
 #pragma unroll
     for (int q = 0; q < word_parts<A>(); ++q) b |= (value_bits<A>)(uint32_t)(part[q] >> 32) << (32 * q);
     return ::cuda::std::bit_cast<A>(b);
-}
-constexpr bool word_status(size_t accumulator_size, int lines_per_lane, int cols) {
-    return cols == kLineChunk || accumulator_size / 4 * lines_per_lane <= 2;
 }
 
 // Status word q of a value announced in state: its q-th 32-bit part high, the flag low.
@@ -48,10 +70,7 @@ template <class A> __device__ __forceinline__ unsigned long long status_word(A v
 
 template <class A> struct tile_status {
     unsigned long long *counter;  // next tile to claim
-    uint32_t *flags;              // [status_tiles], a sector each (kSectorFlags); none for word statuses
-    A *aggregate;                 // [status_tiles][tile lines]: the tile's own reduction, per line
-    A *inclusive;                 // [status_tiles][tile lines]: scan of the chain through the tile
-    unsigned long long *words;    // [chunks - 1][chunk_words] instead of the value arrays (word_status)
+    unsigned long long *words;    // [chunks - 1][chunk_words]: each chunk's tiles' words, group by group
 };
 
 // A 32-byte L2 sector of status words. Each chunk's words start a sector of their own (from a
@@ -61,9 +80,6 @@ template <class A> struct tile_status {
 // chain polled at once, slowing every 1-D type (bench/NOTES.md §3.10). Column blocks' tiles
 // fill whole sectors already, as do many chains' line chunks.
 constexpr int64_t kSectorWords = 32 / sizeof(unsigned long long);
-// The fenced arrays' flags (int8 column blocks) a sector apart for the same reason: tile i's
-// flag is flags[i * kSectorFlags].
-constexpr int64_t kSectorFlags = 32 / sizeof(uint32_t);
 
 // The first status word of a tile (word statuses).
 __device__ __forceinline__ int64_t tile_words_at(const tile_layout &L, int64_t chunk, int64_t group, int tile_words) {
@@ -74,37 +90,28 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
     return cuda::atomic_ref<V, cuda::thread_scope_device>(x).load(cuda::memory_order_relaxed);
 }
 
-// One warp sets a tile's status: lane l < Cols writes its LV lines' words, or their values and
-// then lane 0 the flag. The last tile of a chain publishes nothing: no one reads it.
+// One warp sets a tile's status: lane l < Cols writes its LV lines' words. The last tile of a
+// chain publishes nothing: no one reads it.
 template <int Cols, int LV, class A>
-__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, tile_at at, A *values,
-                               const A (&value)[LV], tile_flag state) {
-    if (at.chunk == L.chunks - 1) return;
+__device__ void publish_status(const tile_layout &L, const tile_status<A> &st, tile_at at, const A (&value)[LV],
+                               tile_flag state) {
+    constexpr int kLaneWords = lane_words<A>(LV, Cols);
     const int lane = threadIdx.x % 32;
-    if constexpr (word_status(sizeof(A), LV, Cols)) {
+    if (at.chunk == L.chunks - 1 || lane >= Cols) return;
+    unsigned long long *const words = st.words + tile_words_at(L, at.chunk, at.group, Cols * kLaneWords) + lane * kLaneWords;
+    const auto store = [&](int w, unsigned long long word) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[w]).store(word, cuda::memory_order_relaxed);
+    };
+    if constexpr (packed_bytes_status(sizeof(A), LV, Cols)) {
+        store(0, status_word(packed_low_bytes(value), 0, state));
+    } else {
         constexpr int kParts = word_parts<A>();
-        unsigned long long *const words = st.words + tile_words_at(L, at.chunk, at.group, Cols * LV * kParts);
-        if (lane < Cols) {
 #pragma unroll
-            for (int j = 0; j < LV; ++j) {
+        for (int j = 0; j < LV; ++j) {
 #pragma unroll
-                for (int q = 0; q < kParts; ++q)
-                    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[(lane * LV + j) * kParts + q])
-                        .store(status_word(value[j], q, state), cuda::memory_order_relaxed);
-            }
+            for (int q = 0; q < kParts; ++q) store(j * kParts + q, status_word(value[j], q, state));
         }
-        return;
     }
-    // Release: the lanes' values are written before the flag that announces them (the warp
-    // barrier orders them before lane 0's release store).
-    const int64_t id = at.chunk * L.groups + at.group;  // the status's index
-    if (lane < Cols) {
-#pragma unroll
-        for (int j = 0; j < LV; ++j) values[(id * Cols + lane) * LV + j] = value[j];
-    }
-    __syncwarp();
-    if (lane == 0)
-        cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(st.flags[id * kSectorFlags]).store(state, cuda::memory_order_release);
 }
 
 // A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the
@@ -116,9 +123,9 @@ __device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(start, aggregate[j]);
-        publish_status<Cols>(L, st, at, st.inclusive, inclusive, kInclusive);
+        publish_status<Cols>(L, st, at, inclusive, kInclusive);
     } else {
-        publish_status<Cols>(L, st, at, st.aggregate, aggregate, kAggregate);
+        publish_status<Cols>(L, st, at, aggregate, kAggregate);
     }
 }
 

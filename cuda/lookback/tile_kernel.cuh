@@ -89,6 +89,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
     static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
+    static_assert(!packed_bytes_status(sizeof(A), LV, Cols) || sizeof(T) == 1, "packed statuses hold 1-byte lines");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
