@@ -341,6 +341,36 @@ template <size_t Size, int N> __device__ __forceinline__ void drop_low_bytes(uin
     }
 }
 
+// ---- 1- and 2-byte integer lines, 4 / Size of them to a 32-bit word ------------------------
+// A sum or product kept in an integer output's width depends only on the low bits of its
+// terms (CONTRACT §1.2; signed and unsigned, and a same-width pair, alike): a word holding 4 /
+// Size lines' low bytes (Size 1) or halves (Size 2), line j at bits [8 Size j, 8 Size (j + 1)),
+// combines line by line with no carry between them.
+template <int Size> struct packed_lines_op {
+    static_assert(Size == 1 || Size == 2, "bytes or 16-bit halves");
+    static constexpr int kBits = 8 * Size;
+    bool prod;
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
+        if (!prod) {
+            if constexpr (Size == 1) return __vadd4(a, b);
+            else return __vadd2(a, b);
+        }
+        uint32_t r = 0;  // line j's product: its low bits depend on the factors' low bits alone
+#pragma unroll
+        for (int j = 0; j < 32 / kBits; ++j) r |= ((a >> kBits * j) * (b >> kBits * j) & ((1u << kBits) - 1)) << kBits * j;
+        return r;
+    }
+    __device__ __forceinline__ uint32_t neutral() const { return prod ? (Size == 1 ? 0x01010101u : 0x00010001u) : 0u; }
+    __device__ __forceinline__ uint32_t start(bool) const { return neutral(); }
+};
+// The low 8 * Size bits of 4 / Size accumulators, packed as packed_lines_op takes them.
+template <int Size, class A> __device__ __forceinline__ uint32_t packed_low_bits(const A (&value)[4 / Size]) {
+    uint32_t r = 0;
+#pragma unroll
+    for (int j = 0; j < 4 / Size; ++j) r |= ((uint32_t)value[j] & ((1u << 8 * Size) - 1)) << 8 * Size * j;
+    return r;
+}
+
 // ---- sums of 1-byte elements, four to a 32-bit word -------------------------------------
 // A 1-byte output keeps a sum's low byte, which depends only on the low bytes of the terms: a
 // word of four elements is summed, scanned and packed whole, signed or not, with dp4a and

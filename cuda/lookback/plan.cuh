@@ -1,5 +1,5 @@
 // lookback/plan.cuh - how lookback runs a problem: the tile shape and packing it picks (make_plan), the
-// chains and tiles that follow (make_layout), and the workspace they need (plan_workspace).
+// chains and tiles that follow (make_layout), and the workspace they need (tile_workspace_words).
 // Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
 // the anonymous namespace.
 #pragma once
@@ -82,7 +82,8 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     L.groups = (a.lines + cols - 1) / cols;
     L.chunks = (a.n + L.rows - 1) / L.rows;
     L.tiles = L.groups * L.chunks;
-    const int64_t tile_words = (int64_t)plan.cols * lane_words<A>(plan.lines_per_lane(), plan.cols);
+    const int64_t tile_words =
+        (int64_t)plan.cols * lane_words<A>(plan.lines_per_lane(), packed_status<T, A>(plan.lines_per_lane(), plan.cols));
     L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
     L.band = L.groups;  // the launch sets it from the blocks resident
     L.axis_head = plan.axis_head;

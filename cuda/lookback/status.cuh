@@ -21,39 +21,27 @@ enum tile_flag : uint32_t { kEmpty = 0, kAggregate = 1, kInclusive = 2 };
 // state (each state is written once, so its parts are then that state's). A line chunk's words
 // are its tile's status, read by the window walk in place of a flag; a column block's look-back
 // reads its lines' words with no tile flag at all (sum_words_back), two words a lane a
-// predecessor at most. A column block of 1-byte elements (4 lines a lane) announces the low
-// bytes of its lane's 4 values packed in one word (packed_bytes_status): a sum or product of
-// bytes keeps only its low byte, which depends only on its terms' low bytes.
+// predecessor at most. A column block of 1- or 2-byte integers (4 or 2 lines a lane) announces
+// the low bits of its lane's values packed in one word (packed_status, packed_lines_op).
 template <class A> constexpr int word_parts() {  // the 32-bit parts of a value
     static_assert(sizeof(A) % 4 == 0, "accumulators of 4 or 8 bytes");
     return (int)(sizeof(A) / 4);
 }
 // An accumulator as raw bits, which its status words hold 32 at a time.
 template <class A> using value_bits = std::conditional_t<word_parts<A>() == 1, uint32_t, uint64_t>;
-// 1-byte column blocks, the only tiles of 4 lines a lane with a 4-byte accumulator: one word a
-// lane, its lines' low bytes (line j in byte j), combined byte by byte (packed_bytes_op).
-constexpr bool packed_bytes_status(size_t accumulator_size, int lines_per_lane, int cols) {
-    return cols == kColumnBlock && accumulator_size == 4 && lines_per_lane == 4;
+// The element size whose lines a column block's lane packs in one status word: 1 or 2 (integer
+// accumulators of 4 bytes, 4 / Size lines a lane: their low bits say all a sum or product of
+// them outputs), 0 where each line has its own words. Packed, a tile's status is one word a
+// lane, as for single 4-byte lines (a look-back batch covers 8 predecessors, not 2 or 4).
+template <class T, class A> constexpr int packed_status(int lines_per_lane, int cols) {
+    return cols == kColumnBlock && std::is_integral_v<A> && sizeof(A) == 4 && lines_per_lane > 1 &&
+                   sizeof(T) * lines_per_lane == 4
+               ? (int)sizeof(T)
+               : 0;
 }
 // Status words a lane of a tile: one a line and 32-bit part, or one packed word.
-template <class A> constexpr int lane_words(int lines_per_lane, int cols) {
-    return packed_bytes_status(sizeof(A), lines_per_lane, cols) ? 1 : lines_per_lane * word_parts<A>();
-}
-// Sums or products of 4 bytes at once, each byte its own line (the low bytes of the results).
-struct packed_bytes_op {
-    bool prod;
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
-        if (!prod) return __vadd4(a, b);
-        uint32_t r = 0;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) r |= ((a >> 8 * j) * (b >> 8 * j) & 0xffu) << 8 * j;
-        return r;
-    }
-    __device__ __forceinline__ uint32_t neutral() const { return prod ? 0x01010101u : 0u; }
-};
-template <class A> __device__ __forceinline__ uint32_t packed_low_bytes(const A (&value)[4]) {
-    return (uint32_t)(value[0] & 0xffu) | (uint32_t)(value[1] & 0xffu) << 8 | (uint32_t)(value[2] & 0xffu) << 16 |
-           (uint32_t)(value[3] & 0xffu) << 24;
+template <class A> constexpr int lane_words(int lines_per_lane, int packed) {
+    return packed ? 1 : lines_per_lane * word_parts<A>();
 }
 // The value that a line's status words (its word_parts, lowest part first) announce.
 template <class A> __device__ __forceinline__ A announced_value(const unsigned long long *part) {
@@ -92,18 +80,18 @@ template <class V> __device__ __forceinline__ V load_relaxed(V &x) {
 
 // One warp sets a tile's status: lane l < Cols writes its LV lines' words. The last tile of a
 // chain publishes nothing: no one reads it.
-template <int Cols, int LV, class A>
+template <int Cols, int LV, int Packed, class A>
 __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, tile_at at, const A (&value)[LV],
                                tile_flag state) {
-    constexpr int kLaneWords = lane_words<A>(LV, Cols);
+    constexpr int kLaneWords = lane_words<A>(LV, Packed);
     const int lane = threadIdx.x % 32;
     if (at.chunk == L.chunks - 1 || lane >= Cols) return;
     unsigned long long *const words = st.words + tile_words_at(L, at.chunk, at.group, Cols * kLaneWords) + lane * kLaneWords;
     const auto store = [&](int w, unsigned long long word) {
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[w]).store(word, cuda::memory_order_relaxed);
     };
-    if constexpr (packed_bytes_status(sizeof(A), LV, Cols)) {
-        store(0, status_word(packed_low_bytes(value), 0, state));
+    if constexpr (Packed != 0) {
+        store(0, status_word(packed_low_bits<Packed>(value), 0, state));
     } else {
         constexpr int kParts = word_parts<A>();
 #pragma unroll
@@ -116,16 +104,16 @@ __device__ void publish_status(const tile_layout &L, const tile_status<A> &st, t
 
 // A tile's per-line reduction, published as soon as its data is in: the aggregate, or for the
 // chain's first tile the inclusive prefix op(start, aggregate) at once.
-template <int Cols, int LV, class A>
+template <int Cols, int Packed, int LV, class A>
 __device__ void publish_aggregate(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, tile_at at,
                                   A start, const A (&aggregate)[LV]) {
     if (at.chunk == 0) {
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(start, aggregate[j]);
-        publish_status<Cols>(L, st, at, inclusive, kInclusive);
+        publish_status<Cols, LV, Packed>(L, st, at, inclusive, kInclusive);
     } else {
-        publish_status<Cols>(L, st, at, aggregate, kAggregate);
+        publish_status<Cols, LV, Packed>(L, st, at, aggregate, kAggregate);
     }
 }
 

@@ -76,6 +76,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr int kTileLines = Cols * LV;
     constexpr bool kTransposed = Cols == kLineChunk;
     constexpr bool kPipelined = pipelined<T, V>();
+    constexpr int kPacked = packed_status<T, A>(LV, Cols);  // the lines' low bits in one status word a lane
     // A column block of single elements keeps its rows scanned in the buffer (an accumulator
     // fits the slot); line chunks and words keep them raw, and finish scans them. Measured on
     // the H100 (bench/NOTES.md §3.10): raw column blocks cost int64 on the transposed input
@@ -89,7 +90,6 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
     static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
-    static_assert(!packed_bytes_status(sizeof(A), LV, Cols) || sizeof(T) == 1, "packed statuses hold 1-byte lines");
     const scan_op<A> op{a.prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 for (int w = 0; w < kWarps; ++w) aggregate[j] = op(aggregate[j], s_warp_total[w][col * LV + j]);
                 if (lane < Cols) s_tile_aggregate[buf][lane * LV + j] = aggregate[j];
             }
-            publish_aggregate<Cols>(L, st, op, tile, op.start(a.exclusive), aggregate);
+            publish_aggregate<Cols, kPacked>(L, st, op, tile, op.start(a.exclusive), aggregate);
         }
     };
 
@@ -477,7 +477,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto looked_back = [&](tile_at tile, int buf) {
         const A start = op.start(a.exclusive);
         with_op_copies(kLookBackCopies, op, [&](const scan_op<A> &walk_op) {
-            look_back<Cols, LV>(L, st, walk_op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
+            look_back<Cols, LV, kPacked>(L, st, walk_op, tile, start, s_tile_aggregate[buf], s_tile_prefix[buf]);
         });
     };
 

@@ -20,7 +20,7 @@ namespace {
 // nearest's; a batch past the first tile of the chain reloads that tile, which is inclusive,
 // rather than branch around its loads: a long walk is bound by its instructions as much as by
 // its round trips (bench/NOTES.md §3.10, against a 64-bit index and a branch a load). Op is
-// scan_op<A>, or packed_bytes_op over one packed word a lane (LV 1, A uint32_t).
+// scan_op<A>, or packed_lines_op over one packed word a lane (LV 1, A uint32_t).
 template <int LV, class A, class Op>
 __device__ void sum_words_back(const tile_layout &L, const tile_status<A> &st, const Op &op, int64_t chunk,
                                int64_t group, A (&prefix)[LV]) {
@@ -114,7 +114,7 @@ __device__ void sum_windows_back(const tile_layout &L, const tile_status<A> &st,
 // lines of lane l % Cols; `aggregate` and `prefix` hold the tile's lines in that order. The
 // chain's first tile starts from `start` (op.start); every other reduction from op.neutral(),
 // so that the sign of a zero sum is the reference's.
-template <int Cols, int LV, class A>
+template <int Cols, int LV, int Packed, class A>
 __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const scan_op<A> &op, tile_at at, A start,
                           const A *aggregate, A *prefix_out) {
     const int lane = threadIdx.x % 32;
@@ -125,12 +125,12 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
     for (int j = 0; j < LV; ++j) prefix[j] = chunk == 0 ? start : op.neutral();
 
     if (chunk > 0) {  // chunk 0 published its inclusive prefix with its aggregate
-        if constexpr (packed_bytes_status(sizeof(A), LV, Cols)) {
-            const packed_bytes_op bytes_op{op.prod};
-            A packed[1] = {bytes_op.neutral()};
-            sum_words_back<1>(L, st, bytes_op, chunk, group, packed);
+        if constexpr (Packed != 0) {
+            const packed_lines_op<Packed> lines_op{op.prod};
+            A packed[1] = {lines_op.neutral()};
+            sum_words_back<1>(L, st, lines_op, chunk, group, packed);
 #pragma unroll
-            for (int j = 0; j < LV; ++j) prefix[j] = packed[0] >> 8 * j & 0xffu;
+            for (int j = 0; j < LV; ++j) prefix[j] = packed[0] >> 8 * Packed * j & ((1u << 8 * Packed) - 1);
         } else if constexpr (Cols == kColumnBlock) {
             sum_words_back<LV>(L, st, op, chunk, group, prefix);
         } else {
@@ -140,7 +140,7 @@ __device__ void look_back(const tile_layout &L, const tile_status<A> &st, const 
         A inclusive[LV];
 #pragma unroll
         for (int j = 0; j < LV; ++j) inclusive[j] = op(prefix[j], aggregate[col * LV + j]);
-        publish_status<Cols>(L, st, at, inclusive, kInclusive);
+        publish_status<Cols, LV, Packed>(L, st, at, inclusive, kInclusive);
     }
     if (lane < Cols) {
 #pragma unroll

@@ -28,21 +28,6 @@ constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
     return stream_tile_elements(in_size > out_size ? in_size : out_size);
 }
 
-// Sums of 1- and 2-byte integers whose rows fill whole 32-bit words (I * size a multiple of 4,
-// both bases on the 4-byte grid): the kernel scans words, each holding 4 / Size neighbouring
-// lanes, added lane by lane without carries between them, so that its shared-memory passes
-// take 4 / Size elements at once. (A sum kept in the output's width depends only on the low
-// bits of its terms, CONTRACT §1.2, so signed and unsigned, and a same-width pair, add alike.)
-template <int Size> struct packed_sum_op {
-    static_assert(Size == 1 || Size == 2, "bytes or 16-bit halves");
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const {
-        if constexpr (Size == 1) return __vadd4(a, b);
-        else return __vadd2(a, b);
-    }
-    __device__ __forceinline__ uint32_t neutral() const { return 0; }
-    __device__ __forceinline__ uint32_t start(bool) const { return 0; }
-};
-
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
 // (their lowest addresses; both tensors laid out alike unless lane_major), lines of n rows.
 struct lanes_args {
@@ -51,7 +36,11 @@ struct lanes_args {
     int64_t rows;
     int64_t n;
     int lanes;          // the kernel's: 32-bit words of a row where packed_size is set
-    int packed_size;    // 1 or 2: a sum of elements of this size, scanned as words (packed_sum_op); else 0
+    // 1 or 2: a sum of integers of this size whose rows fill whole 32-bit words (I * size a
+    // multiple of 4, both bases on the 4-byte grid), scanned as words of 4 / size neighbouring
+    // lanes (packed_lines_op), so that the shared-memory passes take 4 / size elements at once;
+    // else 0
+    int packed_size;
     int64_t tile_rows;  // whole 16-byte vectors of both tensors; whole lines where a line fits
     int64_t tiles;
     int group_rows;     // rows each group of threads scans down its lane (lanes_group_rows)
@@ -196,7 +185,7 @@ __device__ __forceinline__ int lane_of_element(const lanes_args &a, int e, int c
 
 // Block c scans logical tile c. Thread t serves lane t % I for group t / I of the tile's rows
 // (threads past the last whole group idle while the groups scan). PackedSize: the lanes are
-// words of packed_sum_op (In and Out UINT32, Prod false). LaneMajor: a.lane_major's kernel
+// words of packed_lines_op (In and Out UINT32, Prod false). LaneMajor: a.lane_major's kernel
 // (its own buffer for the loaded tile; the others load in place where widths allow).
 template <tscan_dtype In, tscan_dtype Out, bool Prod, int PackedSize = 0, bool LaneMajor = false>
 __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kernel(const __grid_constant__ lanes_args a,
@@ -204,16 +193,13 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
-    using Op = std::conditional_t<PackedSize == 0, scan_op<A>, packed_sum_op<PackedSize>>;
+    using Op = std::conditional_t<PackedSize == 0, scan_op<A>, packed_lines_op<PackedSize>>;
     static_assert(PackedSize == 0 || (In == TSCAN_UINT32 && Out == TSCAN_UINT32 && !Prod), "words of packed lanes");
     constexpr int kParts = word_parts<A>();
     static_assert(!LaneMajor || PackedSize == 0, "words of lanes are packed blocks");
     constexpr bool kInPlace = sizeof(TI) == sizeof(TO) && !LaneMajor;  // the scanned tile overwrites the loaded one
     constexpr int kTileElements = (int)lanes_tile_elements(sizeof(TI), sizeof(TO));
-    const Op op = [] {
-        if constexpr (PackedSize == 0) return Op{Prod};
-        else return Op{};
-    }();
+    const Op op{Prod};
     const int t = threadIdx.x, lanes = a.lanes;
 
     wait_for_clear();
