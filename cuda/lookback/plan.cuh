@@ -21,7 +21,6 @@ struct lookback_plan {
     int64_t run_lines, run_words;  // column blocks off the grid (off_grid), as tile_layout's
     bool off_grid;
     int lines_per_lane() const { return cols == kLineChunk ? 1 : v; }  // lines_per_thread<Cols, V>
-    int tile_lines() const { return cols * lines_per_lane(); }          // status values per tile
 };
 
 // Column blocks when the axis is strided and there are lines enough to fill most lanes
@@ -82,8 +81,8 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     L.groups = (a.lines + cols - 1) / cols;
     L.chunks = (a.n + L.rows - 1) / L.rows;
     L.tiles = L.groups * L.chunks;
-    const int64_t tile_words =
-        (int64_t)plan.cols * lane_words<A>(plan.lines_per_lane(), packed_status<T, A>(plan.lines_per_lane(), plan.cols));
+    const int lv = plan.lines_per_lane();
+    const int64_t tile_words = (int64_t)plan.cols * lane_words<A>(lv, packed_status<T, A>(lv, plan.cols));
     L.chunk_words = (L.groups * tile_words + kSectorWords - 1) / kSectorWords * kSectorWords;
     L.band = L.groups;  // the launch sets it from the blocks resident
     L.axis_head = plan.axis_head;
