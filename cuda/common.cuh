@@ -371,7 +371,7 @@ template <int Size, class A> __device__ __forceinline__ uint32_t packed_low_bits
     return r;
 }
 
-// ---- sums of 1-byte elements, four to a 32-bit word -------------------------------------
+// ---- sums and products of 1-byte elements, four to a 32-bit word -------------------------
 // A 1-byte output keeps a sum's low byte, which depends only on the low bytes of the terms: a
 // word of four elements is summed, scanned and packed whole, signed or not, with dp4a and
 // byte permutes (about two instructions an element, where taking it apart costs five). Running
@@ -385,6 +385,19 @@ __device__ __forceinline__ uint32_t byte_word_scan(uint32_t word, uint32_t &acc,
     const uint32_t p2 = __dp4a(word, w3 >> 8, acc), p3 = __dp4a(word, w3, acc);
     acc = byte_word_total(word, acc);
     return __byte_perm(__byte_perm(p0, p1, 0x0040), __byte_perm(p2, p3, 0x4000), 0x7610);
+}
+// Products likewise: a product's low byte depends only on the factors' low bytes, so each
+// element multiplies in as the word shifted down to it, unmasked (a shift and a multiply an
+// element, and three permutes a word, where taking it apart costs five).
+__device__ __forceinline__ uint32_t byte_word_product(uint32_t word, uint32_t acc) {
+    return acc * (word * (word >> 8)) * ((word >> 16) * (word >> 24));
+}
+__device__ __forceinline__ uint32_t byte_word_product_scan(uint32_t word, uint32_t &acc, bool exclusive) {
+    const uint32_t p0 = acc * word, p1 = p0 * (word >> 8), p2 = p1 * (word >> 16), p3 = p2 * (word >> 24);
+    const uint32_t lo = exclusive ? __byte_perm(acc, p0, 0x0040) : __byte_perm(p0, p1, 0x0040);
+    const uint32_t hi = exclusive ? __byte_perm(p1, p2, 0x0040) : __byte_perm(p2, p3, 0x0040);
+    acc = p3;
+    return __byte_perm(lo, hi, 0x5410);
 }
 // Four lines a word (byte j is line j): lines 0 and 2, or 1 and 3, each in a 16-bit lane, so
 // that one 32-bit add adds two lines. A lane carries into the next only past 256 adds.

@@ -59,7 +59,7 @@ template <tscan_dtype D> struct row_geometry {
     using T = typename dtype_traits<D>::T;
     using A = typename dtype_traits<D>::A;
     static constexpr int vec = 16 / (int)sizeof(T);  // elements per 16-byte vector
-    static constexpr int group_items = group_items_for((int)sizeof(T), (int)sizeof(A));
+    static constexpr int group_items = group_items_for((int)sizeof(T), item_register_bytes<D>());
     static constexpr int block_items = 64 / (int)sizeof(A) > vec ? 64 / (int)sizeof(A) : vec;
 };
 
@@ -105,6 +105,11 @@ struct input_window {
 
 // Scan element k exists.
 __device__ __forceinline__ bool holds(const scan_args &a, int64_t k) { return (uint64_t)k < (uint64_t)a.n; }
+
+// Some of scan elements [k0, k0 + items) exist, not all.
+__device__ __forceinline__ bool in_part(const scan_args &a, int64_t k0, int items) {
+    return k0 < a.n && k0 + items > 0 && (k0 < 0 || k0 + items > a.n);
+}
 
 // Virtual positions [p0, p0 + items) all lie inside the line.
 template <class T>
@@ -172,6 +177,25 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
 #pragma unroll
         for (int u = 0; u < ITEMS / vec; ++u) raw.set_vector(u, first[reversed ? -u : u], reversed);
         return;
+    } else if (sizeof(T) == 1 && ITEMS > vec && l.vec_in) {
+        // A thread of 1-byte items at the line's end: its vectors inside the line still load
+        // whole, and only those that hold the line in part go element by element. (Its 32 items
+        // are two vectors: a line of 16 bytes moved element by element ran at a quarter of the
+        // copy; bench/NOTES.md §3.6.)
+        const bool reversed = a.in_step < 0;
+        const uint4 *first = reinterpret_cast<const uint4 *>(reversed ? l.in - (k0 + vec - 1) : l.in + k0);
+        const T *at = l.in + k0 * a.in_step;
+#pragma unroll
+        for (int u = 0; u < ITEMS / vec; ++u, at += vec * a.in_step) {
+            if (whole(a, l, p0 + u * vec, vec)) {
+                raw.set_vector(u, first[reversed ? -u : u], reversed);
+            } else if (in_part(a, k0 + u * vec, vec)) {
+#pragma unroll
+                for (int j = 0; j < vec; ++j)
+                    if (holds(a, k0 + u * vec + j)) raw.set(u * vec + j, at[j * a.in_step]);
+            }
+        }
+        return;
     }
     // Element by element, walking a pointer: one 64-bit address live rather than ITEMS. A
     // narrower input (never vectors: vec_in is false and the window empty) converts each one:
@@ -211,6 +235,22 @@ __device__ __forceinline__ void put(const scan_args &a, const row_line<T> &l, in
         uint4 *first = reinterpret_cast<uint4 *>(reversed ? l.out - (k0 + vec - 1) : l.out + k0);
 #pragma unroll
         for (int u = 0; u < ITEMS / vec; ++u) first[reversed ? -u : u] = raw.vector(u, reversed);
+        return;
+    }
+    if (sizeof(T) == 1 && ITEMS > vec && l.vec_out) {  // a thread of 1-byte items at the line's end, as fetch
+        const bool reversed = a.out_step < 0;
+        uint4 *first = reinterpret_cast<uint4 *>(reversed ? l.out - (k0 + vec - 1) : l.out + k0);
+        T *at = l.out + k0 * a.out_step;
+#pragma unroll
+        for (int u = 0; u < ITEMS / vec; ++u, at += vec * a.out_step) {
+            if (whole(a, l, p0 + u * vec, vec)) {
+                first[reversed ? -u : u] = raw.vector(u, reversed);
+            } else if (in_part(a, k0 + u * vec, vec)) {
+#pragma unroll
+                for (int j = 0; j < vec; ++j)
+                    if (holds(a, k0 + u * vec + j)) at[j * a.out_step] = raw.get(u * vec + j);
+            }
+        }
         return;
     }
     T *at = l.out + k0 * a.out_step;
@@ -317,23 +357,38 @@ __global__ void __launch_bounds__(
             }
 
             const bool all_inside = whole(a, line, p0, ITEMS);
-            // 1-byte sums take the items four to a word (byte_word_scan: common.cuh), those
-            // outside the line zeroed.
-            bool byte_words = false;
-            if constexpr (sizeof(T) == 1) byte_words = !a.prod;
-            if (byte_words) {
-                item_pack<T, ITEMS> held = current;
-                if (!all_inside) {
+            if constexpr (sizeof(T) == 1) {
+                // 1-byte items four to a word (byte_word_scan, byte_word_product_scan: common.cuh),
+                // those outside the line set to the operator's neutral value; the operator is a
+                // constant in each of two inlined copies.
+                const auto byte_words = [&](auto prod) {
+                    constexpr bool kProd = decltype(prod)::value;
+                    if (!all_inside) {  // a vector outside the line at once, one in part element by element
+                        const int64_t k0 = p0 - line.head;
 #pragma unroll
-                    for (int i = 0; i < ITEMS; ++i)
-                        if (!holds(a, p0 - line.head + i)) held.set(i, T(0));
-                }
-                uint32_t total = 0;
+                        for (int u = 0; u < ITEMS / vec; ++u) {
+                            if (in_part(a, k0 + u * vec, vec)) {
 #pragma unroll
-                for (int w = 0; w < ITEMS / 4; ++w) total = byte_word_total(held.words[w], total);
-                uint32_t running = scan.exclusive(total);
+                                for (int j = 0; j < vec; ++j)
+                                    if (!holds(a, k0 + u * vec + j)) current.set(u * vec + j, T(kProd));
+                            } else if (!holds(a, k0 + u * vec)) {
 #pragma unroll
-                for (int w = 0; w < ITEMS / 4; ++w) current.words[w] = byte_word_scan(held.words[w], running, a.exclusive);
+                                for (int w = 0; w < 4; ++w) current.words[4 * u + w] = kProd ? 0x01010101u : 0u;
+                            }
+                        }
+                    }
+                    uint32_t total = kProd;
+#pragma unroll
+                    for (int w = 0; w < ITEMS / 4; ++w)
+                        total = kProd ? byte_word_product(current.words[w], total) : byte_word_total(current.words[w], total);
+                    uint32_t running = scan.exclusive(total);
+#pragma unroll
+                    for (int w = 0; w < ITEMS / 4; ++w)
+                        current.words[w] = kProd ? byte_word_product_scan(current.words[w], running, a.exclusive)
+                                                 : byte_word_scan(current.words[w], running, a.exclusive);
+                };
+                if (a.prod) byte_words(std::true_type{});
+                else byte_words(std::false_type{});
             } else {
                 A x[ITEMS];
 #pragma unroll
@@ -415,6 +470,9 @@ template <tscan_dtype D> struct rows_launcher {
         const input_window window = realign_window(a, p->out_elem_size);
         const int64_t span = a.n + head_slack(a, p->out_elem_size);
         if (span <= 32 * gi) {  // one chunk: the narrowest sub-warp that holds the line
+            // A line of one vector takes a thread of one: a thread of two moving half its items
+            // pays for both (1-byte lines of 16 bytes: 79 against 93 % of the copy).
+            if (span <= geometry::vec) return launch_rows<D, 1, geometry::vec>(a, window, sms, stream);
             if (span <= 1 * gi) return launch_rows<D, 1, gi>(a, window, sms, stream);
             if (span <= 2 * gi) return launch_rows<D, 2, gi>(a, window, sms, stream);
             if (span <= 4 * gi) return launch_rows<D, 4, gi>(a, window, sms, stream);
@@ -440,10 +498,12 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     return plan_problem_call<rows_entry>(p, plan);
 }
 
-// What AUTO may know of rows' way with p: the consecutive elements a thread of a group holds.
+// What AUTO may know of rows' way with p: the consecutive elements a thread of a group holds,
+// and whether a thread at a line's end still moves its vectors inside the line whole.
 template <tscan_dtype D> struct thread_items_of {
     static tscan_status run(tscan_strategy_outline *o) {
-        o->thread_items = group_items_for((int)sizeof(typename dtype_traits<D>::T), (int)sizeof(typename dtype_traits<D>::A));
+        o->thread_items = row_geometry<kernel_dtype(D)>::group_items;
+        o->whole_vector_ends = sizeof(typename dtype_traits<D>::T) == 1;
         return TSCAN_SUCCESS;
     }
 };

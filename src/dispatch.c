@@ -66,7 +66,10 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * group, which the smallest lines and elements feel most. Lines of a few elements take
          * columns' thread a line (from 4 bytes: below, a thread's byte loads cost more than the
          * stream); lines of 1-2-byte elements that fill no power of two of threads take stream,
-         * whose rate does not depend on the line (bench/NOTES.md §3.1). */
+         * whose rate does not depend on the line (bench/NOTES.md §3.1). Where rows' threads move
+         * the whole vectors of a line's ends whole (rows.whole_vector_ends: 1-byte elements), any
+         * line of whole vectors fills them: int8 lines of 16-112 bytes 69-96 % of the copy on
+         * rows against 44-47 on stream (bench/NOTES.md §3.6). */
         const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
@@ -74,7 +77,8 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         /* Lines end to end whose starts move on the 16-byte grid from line to line cost rows
          * partial vectors at both ends, element by element; stream reads them as one flat run
          * (an input with gaps between its lines it gathers, and there rows lead). */
-        const int fills_threads = p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
+        const int fills_threads = rows.whole_vector_ends ? line_bytes % 16 == 0
+                                                         : p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
         const int off_grid = p->batch_ndim > 0 && p->in_step == 1 && p->in_batch_strides[last] == p->n &&
                              line_bytes % 16 != 0;

@@ -226,6 +226,8 @@ typedef struct tscan_strategy_outline {
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
+    int whole_vector_ends;    /* rows: a thread at a line's end moves its vectors inside the line
+                                 whole (its others element by element) */
     int packs_lines;          /* lookback: column blocks move words of neighbouring lines (on their
                                  grid or off it) */
     int vector_lines;         /* columns: a thread moves 16 bytes of neighbouring lines a step */

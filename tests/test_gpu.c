@@ -70,11 +70,13 @@ static const gu_shape lines[] = {
     {1, {1023}, 0}, {1, {1025}, 0}, {1, {4097}, 0}, {1, {65537}, 0}, {1, {100000}, 0},
 };
 
-/* Contiguous axis, many lines and few: several lines per warp, a warp or a block per line. */
+/* Contiguous axis, many lines and few: several lines per warp, a warp or a block per line;
+ * lines of whole 16-byte vectors of 1-byte elements that end inside a thread (16, 48, 80). */
 static const gu_shape rows[] = {
     {2, {4096, 1}, 1},   {2, {4096, 2}, 1},   {2, {2048, 31}, 1}, {2, {2048, 33}, 1},
     {2, {1000, 64}, 1},  {2, {300, 256}, 1},  {2, {97, 1000}, 1}, {2, {16, 4097}, 1},
-    {2, {3, 100000}, 1}, {3, {2, 3, 4097}, 2}, {3, {5, 7, 513}, 2},
+    {2, {3, 100000}, 1}, {3, {2, 3, 4097}, 2}, {3, {5, 7, 513}, 2}, {2, {2000, 16}, 1},
+    {2, {1500, 48}, 1},  {2, {999, 80}, 1},  {2, {500, 100}, 1},
 };
 
 /* Strided axis: one thread per column (many columns), split across blocks (long axis, few

@@ -503,10 +503,11 @@ Test(auto_dispatch, wider_outputs) {
     cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
 }
 
-/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1): a few elements go to
- * columns, a thread a line; 1-2-byte lines that fill no power of two of rows' threads (16
- * elements each) go to stream under 64 bytes, under 512 when the lines lie end to end off the
- * 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
+/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1, §3.6): a few elements
+ * go to columns, a thread a line; 2-byte lines that fill no power of two of rows' threads (16
+ * elements each), and 1-byte ones that are no whole number of 16-byte vectors (rows' threads of
+ * 1-byte items move the whole vectors at a line's end whole), go to stream under 64 bytes, under
+ * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
  * sector (16 bytes of 1-byte elements, unless a sum's rows fill words) goes to stream's lanes
  * along any axis, a long axis over wider rows of 4- and 8-byte elements too; a short one over
  * wider rows goes to columns, small elements to lookback (bench/sweeps/lanes.json). */
@@ -525,7 +526,8 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT16, 2, {8388608, 8}, 1, 0, TSCAN_ALGO_STREAM},   /* half a thread */
         {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},    /* a thread */
         {TSCAN_INT8, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},       /* a thread */
-        {TSCAN_INT8, 2, {1398101, 48}, 1, 0, TSCAN_ALGO_STREAM},     /* three threads */
+        {TSCAN_INT8, 2, {1398101, 48}, 1, 0, TSCAN_ALGO_ROWS},       /* three vectors, whole at the end */
+        {TSCAN_INT8, 2, {5592405, 40}, 1, 0, TSCAN_ALGO_STREAM},     /* two and a half */
         {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_ROWS},    /* 128 bytes: long enough */
         {TSCAN_INT8, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},    /* off the grid */
         {TSCAN_FLOAT16, 2, {4194304, 61}, 1, 0, TSCAN_ALGO_STREAM},

@@ -82,7 +82,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // the H100 (bench/NOTES.md §3.10): raw column blocks cost int64 on the transposed input
     // (8-byte registers spilled), raw line chunks gained float32.
     constexpr bool kScanned = V == 1 && !kTransposed;
-    // 1-byte sums take a slot's four elements whole (byte_word_scan, even_bytes: common.cuh).
+    // 1-byte slots take their four elements whole: a line chunk's sums and products
+    // (byte_word_scan, byte_word_product_scan: common.cuh), a column block's sums (even_bytes).
     constexpr bool kByteWords = sizeof(T) == 1 && V == 4;
     constexpr int kSlots = 128 / sizeof(S);
     constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
@@ -247,13 +248,14 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                     for (int e = 0; e < V; ++e) total[line_of(e)] = item_op(total[line_of(e)], element_in(slots[r], e));
                 }
             };
-            if constexpr (kByteWords) {
+            if constexpr (kByteWords && kTransposed) {
+                total[0] = item_op.prod;
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    total[0] = item_op.prod ? byte_word_product(slots[r], total[0]) : byte_word_total(slots[r], total[0]);
+            } else if constexpr (kByteWords) {
                 if (item_op.prod) {
                     reduce_elements();
-                } else if constexpr (kTransposed) {
-                    total[0] = 0;
-#pragma unroll
-                    for (int r = 0; r < R; ++r) total[0] = byte_word_total(slots[r], total[0]);
                 } else {
                     uint32_t even = 0, odd = 0;  // R rows: no lane carries
 #pragma unroll
@@ -344,11 +346,12 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                         acc = next;
                     }
                 };
-                if constexpr (kByteWords) {
+                if constexpr (kByteWords && kTransposed) {
+                    out = item_op.prod ? byte_word_product_scan(in, running[0], a.exclusive)
+                                       : byte_word_scan(in, running[0], a.exclusive);
+                } else if constexpr (kByteWords) {
                     if (item_op.prod) {
                         scan_elements();
-                    } else if constexpr (kTransposed) {
-                        out = byte_word_scan(in, running[0], a.exclusive);
                     } else {
                         const uint32_t even = even_running + even_bytes(in), odd = odd_running + odd_bytes(in);
                         out = a.exclusive ? interleaved_bytes(even_running, odd_running) : interleaved_bytes(even, odd);
