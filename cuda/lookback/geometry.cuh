@@ -76,6 +76,31 @@ template <class T, int V> struct slot_io {
             return r;
         }
     }
+    // V slots of V elements transposed: element e of slot j becomes element j of slot e (a
+    // column block's V rows of V lines into V words of one line each). 1- and 2-byte elements
+    // in 32-bit slots by byte permutes: 8 for four slots of bytes, where taking them apart and
+    // putting them back costs 32 (the ALU was int8 transposed's busiest pipe, 52 %).
+    static __device__ __forceinline__ void transpose(S (&s)[V]) {
+        if constexpr (sizeof(S) == 4 && sizeof(T) == 1 && V == 4) {
+            const uint32_t low0 = __byte_perm(s[0], s[1], 0x5140), low1 = __byte_perm(s[2], s[3], 0x5140);
+            const uint32_t high0 = __byte_perm(s[0], s[1], 0x7362), high1 = __byte_perm(s[2], s[3], 0x7362);
+            s[0] = __byte_perm(low0, low1, 0x5410), s[1] = __byte_perm(low0, low1, 0x7632);
+            s[2] = __byte_perm(high0, high1, 0x5410), s[3] = __byte_perm(high0, high1, 0x7632);
+        } else if constexpr (sizeof(S) == 4 && sizeof(T) == 2 && V == 2) {
+            const uint32_t s0 = s[0];
+            s[0] = __byte_perm(s0, s[1], 0x5410), s[1] = __byte_perm(s0, s[1], 0x7632);
+        } else {
+            S t[V];
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                t[j] = S{};
+#pragma unroll
+                for (int e = 0; e < V; ++e) t[j] = with(t[j], e, get(s[e], j));
+            }
+#pragma unroll
+            for (int j = 0; j < V; ++j) s[j] = t[j];
+        }
+    }
     static __device__ __forceinline__ S load(const T *p) {
         if constexpr (kFull) return *reinterpret_cast<const S *>(p);
         else return with(S{}, 0, *p);

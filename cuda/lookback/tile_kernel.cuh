@@ -371,13 +371,9 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 S group[V];
 #pragma unroll
                 for (int e = 0; e < V; ++e) group[e] = output_row(r + e);
+                IO::transpose(group);
 #pragma unroll
-                for (int j = 0; j < V; ++j) {
-                    S word{};
-#pragma unroll
-                    for (int e = 0; e < V; ++e) word = IO::with(word, e, IO::get(group[e], j));
-                    s_items[own_slot(r + j)] = a.out_step < 0 ? IO::reversed(word) : word;
-                }
+                for (int j = 0; j < V; ++j) s_items[own_slot(r + j)] = a.out_step < 0 ? IO::reversed(group[j]) : group[j];
             }
         } else {
             // Rows go through shared memory for line chunks and single-element lines, else
