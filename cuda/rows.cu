@@ -178,10 +178,9 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
         for (int u = 0; u < ITEMS / vec; ++u) raw.set_vector(u, first[reversed ? -u : u], reversed);
         return;
     } else if (sizeof(T) == 1 && ITEMS > vec && l.vec_in) {
-        // A thread of 1-byte items at the line's end: its vectors inside the line still load
-        // whole, and only those that hold the line in part go element by element. (Its 32 items
-        // are two vectors: a line of 16 bytes moved element by element ran at a quarter of the
-        // copy; bench/NOTES.md §3.6.)
+        // A thread of 1-byte items (two vectors) at the line's end: its vectors inside the line
+        // still load whole, and only those that hold the line in part go element by element
+        // (bench/NOTES.md §3.6).
         const bool reversed = a.in_step < 0;
         const uint4 *first = reinterpret_cast<const uint4 *>(reversed ? l.in - (k0 + vec - 1) : l.in + k0);
         const T *at = l.in + k0 * a.in_step;
@@ -471,7 +470,7 @@ template <tscan_dtype D> struct rows_launcher {
                                    cudaStream_t stream) {
         if (span <= 32 * GI) {  // one chunk: the narrowest sub-warp that holds the line
             // A line of one vector takes a thread of one: a thread of two moving half its items
-            // pays for both (1-byte lines of 16 bytes: 79 against 93 % of the copy).
+            // pays for both (bench/NOTES.md §3.6).
             if (span <= geometry::vec) return launch_rows<D, 1, geometry::vec>(a, window, sms, stream);
             if (span <= 1 * GI) return launch_rows<D, 1, GI>(a, window, sms, stream);
             if (span <= 2 * GI) return launch_rows<D, 2, GI>(a, window, sms, stream);
@@ -490,8 +489,7 @@ template <tscan_dtype D> struct rows_launcher {
         const int64_t span = a.n + head_slack(a, p->out_elem_size);
         // 1-byte lines read with a step other than +-1 keep a vector's items a thread: they load
         // element by element, a lane's items a step apart, so a warp's load spans 32 * items *
-        // step bytes, which two vectors' items made twice as wide (13x411x71670 uint8 read with a
-        // step of 2: 36.5 -> 26.9 % of the copy).
+        // step bytes, which two vectors' items made twice as wide (bench/NOTES.md §2).
         if constexpr (gi > geometry::vec && sizeof(typename geometry::T) == 1) {
             if (a.in_step != 1 && a.in_step != -1) return launch_for<geometry::vec>(a, window, span, sms, stream);
         }

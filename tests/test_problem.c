@@ -507,10 +507,11 @@ Test(auto_dispatch, wider_outputs) {
  * go to columns, a thread a line; 2-byte lines that fill no power of two of rows' threads (16
  * elements each), and 1-byte ones that are no whole number of 16-byte vectors (rows' threads of
  * 1-byte items move the whole vectors at a line's end whole), go to stream under 64 bytes, under
- * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed block whose rows are narrower than a 32-byte
- * sector (16 bytes of 1-byte elements, unless a sum's rows fill words) goes to stream's lanes
- * along any axis, a long axis over wider rows of 4- and 8-byte elements too; a short one over
- * wider rows goes to columns, small elements to lookback (bench/sweeps/lanes.json). */
+ * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed
+ * block whose rows are narrower than a 32-byte sector (16 bytes of 1-byte elements, unless a
+ * sum's rows fill words) goes to stream's lanes along any axis, a long axis over wider rows of
+ * 4- and 8-byte elements too; a short one over wider rows goes to columns, small elements to
+ * lookback (bench/sweeps/lanes.json). */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */

@@ -79,7 +79,7 @@ template <class T, int V> struct slot_io {
     // V slots of V elements transposed: element e of slot j becomes element j of slot e (a
     // column block's V rows of V lines into V words of one line each). 1- and 2-byte elements
     // in 32-bit slots by byte permutes: 8 for four slots of bytes, where taking them apart and
-    // putting them back costs 32 (the ALU was int8 transposed's busiest pipe, 52 %).
+    // putting them back costs 32 (bench/NOTES.md §2, "1-byte rows").
     static __device__ __forceinline__ void transpose(S (&s)[V]) {
         if constexpr (sizeof(S) == 4 && sizeof(T) == 1 && V == 4) {
             const uint32_t low0 = __byte_perm(s[0], s[1], 0x5140), low1 = __byte_perm(s[2], s[3], 0x5140);
