@@ -1,6 +1,8 @@
 // Kernels' own source compiled for the host and run on CPU threads (simt.h), against
 // tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh), the stream
-// kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh). For the stream: every allowed dtype pair, both operators, both
+// kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh);
+// and two word-level helpers of rows and lookback's tile kernel against element-by-element
+// arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed dtype pair, both operators, both
 // directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
 // Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
 // suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
@@ -666,4 +668,50 @@ Test(emulated_columns, widened_vectors_every_kind_of_pair) {
                           "%s: element %lld differs from the reference", text, (long long)i);
         }
     }
+}
+
+// 1-byte products four to a word (byte_word_product, byte_word_product_scan: rows and lookback's
+// line chunks) against bytes multiplied one at a time, on random words and running values
+// (whose bits above the low byte are whatever earlier products left).
+Test(emulated_bytes, products_four_to_a_word) {
+    std::mt19937 rng(27);
+    for (int i = 0; i < 200000; ++i) {
+        const uint32_t word = rng(), start = rng();
+        uint32_t running = start & 0xffu, inclusive = 0, exclusive = 0;
+        for (int j = 0; j < 4; ++j) {
+            exclusive |= running << 8 * j;
+            running = running * (word >> 8 * j & 0xffu) & 0xffu;
+            inclusive |= running << 8 * j;
+        }
+        cr_assert_eq(byte_word_product(word, start) & 0xffu, running, "total of %08x from %08x", word, start);
+        for (int ex = 0; ex < 2; ++ex) {
+            uint32_t acc = start;
+            const uint32_t out = byte_word_product_scan(word, acc, ex != 0);
+            cr_assert_eq(out, ex ? exclusive : inclusive, "%s scan of %08x from %08x: %08x", ex ? "exclusive" : "inclusive",
+                         word, start, out);
+            cr_assert_eq(acc & 0xffu, running, "running product past %08x from %08x", word, start);
+        }
+    }
+}
+
+// slot_io::transpose (lookback's line-by-line stores): element j of slot e becomes element e
+// of slot j, for the byte-permute forms (4 bytes, 2 halves a 32-bit slot) and the general one.
+template <class T, int V> static void check_transpose(std::mt19937_64 &rng) {
+    using IO = slot_io<T, V>;
+    using S = typename IO::S;
+    for (int i = 0; i < 20000; ++i) {
+        S s[V], t[V];
+        for (int j = 0; j < V; ++j) s[j] = t[j] = (S)rng();
+        IO::transpose(t);
+        for (int e = 0; e < V; ++e)
+            for (int j = 0; j < V; ++j)
+                cr_assert_eq(IO::get(t[e], j), IO::get(s[j], e), "%zu-byte elements, %d slots: slot %d element %d",
+                             sizeof(T), V, e, j);
+    }
+}
+Test(emulated_bytes, transposed_slots) {
+    std::mt19937_64 rng(28);
+    check_transpose<uint8_t, 4>(rng);
+    check_transpose<uint16_t, 2>(rng);
+    check_transpose<uint32_t, 2>(rng);
 }
