@@ -2,8 +2,9 @@
 // tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh), the stream
 // kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh);
 // and two word-level helpers of rows and lookback's tile kernel against element-by-element
-// arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed dtype pair, both operators, both
-// directions, inclusive and exclusive, line lengths from 1 to several tiles, partial last tiles.
+// arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed
+// dtype pair, both operators, both directions, inclusive and exclusive, line lengths from 1 to
+// several tiles, partial last tiles.
 // Runs without a GPU, so CI checks the kernel's indexing, segment and look-back logic; the GPU
 // suites check it on the device. Data keeps float arithmetic exact (small integers for sums,
 // +-1 with a few 2 and 0.5 for products), so every answer must match the reference bit for bit
