@@ -32,8 +32,8 @@ constexpr int rows_block_threads = kernel_policy::rows_block_threads;
 constexpr int rows_min_blocks_per_sm(int group, int accumulator_bytes) {
     return group > 32 ? 2 : accumulator_bytes > 32 ? 3 : 4;
 }
-// Register bytes an item takes: its accumulator's, but 1 for 1-byte items, which sums keep four
-// to a word (their products, one by one, fit 64 registers too without spilling).
+// Register bytes an item takes: its accumulator's, but 1 for 1-byte items, which sums and
+// products keep four to a word.
 template <tscan_dtype D> constexpr int item_register_bytes() {
     using traits = dtype_traits<D>;
     return sizeof(typename traits::T) == 1 ? 1 : (int)sizeof(typename traits::A);
@@ -48,11 +48,12 @@ constexpr int64_t warp_min_lines_per_sm = kernel_policy::rows_warp_min_lines_per
 constexpr int64_t max_blocks_per_sm = kernel_policy::rows_max_blocks_per_sm;
 
 // Items per thread: whole 16-byte vectors; in a group, 32 bytes of input (as many bytes in
-// flight per thread for every element size) up to 64 bytes of accumulators; in a block, about
-// 64 bytes of accumulators; so that a thread keeps a few independent loads in flight without
-// spilling.
-constexpr int group_items_for(int elem_size, int accumulator_size) {
-    const int vec = 16 / elem_size, in_items = 32 / elem_size < 64 / accumulator_size ? 32 / elem_size : 64 / accumulator_size;
+// flight per thread for every element size) up to 64 bytes of the items' registers
+// (item_register_bytes); in a block, about 64 bytes of accumulators; so that a thread keeps a
+// few independent loads in flight without spilling.
+constexpr int group_items_for(int elem_size, int item_register_size) {
+    const int vec = 16 / elem_size,
+              in_items = 32 / elem_size < 64 / item_register_size ? 32 / elem_size : 64 / item_register_size;
     return in_items > vec ? in_items : vec;
 }
 template <tscan_dtype D> struct row_geometry {
@@ -490,7 +491,7 @@ template <tscan_dtype D> struct rows_launcher {
         // 1-byte lines read with a step other than +-1 keep a vector's items a thread: they load
         // element by element, a lane's items a step apart, so a warp's load spans 32 * items *
         // step bytes, which two vectors' items made twice as wide (bench/NOTES.md §2).
-        if constexpr (gi > geometry::vec && sizeof(typename geometry::T) == 1) {
+        if constexpr (sizeof(typename geometry::T) == 1) {
             if (a.in_step != 1 && a.in_step != -1) return launch_for<geometry::vec>(a, window, span, sms, stream);
         }
         return launch_for<gi>(a, window, span, sms, stream);

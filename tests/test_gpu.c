@@ -71,7 +71,8 @@ static const gu_shape lines[] = {
 };
 
 /* Contiguous axis, many lines and few: several lines per warp, a warp or a block per line;
- * lines of whole 16-byte vectors of 1-byte elements that end inside a thread (16, 48, 80). */
+ * lines of 1-byte elements that end inside a thread, of whole 16-byte vectors (16, 48, 80) or
+ * not (100). */
 static const gu_shape rows[] = {
     {2, {4096, 1}, 1},   {2, {4096, 2}, 1},   {2, {2048, 31}, 1}, {2, {2048, 33}, 1},
     {2, {1000, 64}, 1},  {2, {300, 256}, 1},  {2, {97, 1000}, 1}, {2, {16, 4097}, 1},
