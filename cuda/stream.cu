@@ -54,11 +54,32 @@ stream_plan plan_of(const tscan_problem *p) {
 }
 
 // A planned call: the form and its arguments, the SM count (the clear's grid), and the kernel
-// of the pair and operator, chosen when planning.
+// of the pair and operator, chosen when planning (the lanes form's from its layout too).
 struct stream_call {
     tscan_status (*run)(const stream_call &, void *workspace, cudaStream_t stream);
     stream_plan plan;
     int sms;
+    lanes_kernel_t lanes_kernel;
+};
+
+// Takes a lanes kernel for the call where its largest tile's shared memory fits the current
+// device (the kernel's limit is raised to that once); a query with no device plans without it.
+struct lanes_kernel_fit {
+    template <lanes_kernel_t K> static tscan_status with(stream_call *call) {
+        call->lanes_kernel = K;
+        if (!tscan_device_present()) return TSCAN_SUCCESS;
+        const tscan_device_info *dev;
+        tscan_status s = tscan_current_device_info(&dev);
+        if (s != TSCAN_SUCCESS) return s;
+        kernel_fit fit;
+        s = fit_on<K>(dev, kStreamThreads, kLanesMaxSmemBytes, &fit);
+        if (s != TSCAN_SUCCESS) return s;
+        if (fit.per_sm == 0)
+            return tscan_fail(TSCAN_ERROR_NOT_SUPPORTED,
+                              "stream's lanes tile takes %zu bytes of shared memory a block, more than device %d gives",
+                              kLanesMaxSmemBytes + fit.static_smem, dev->ordinal);
+        return TSCAN_SUCCESS;
+    }
 };
 
 template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
@@ -70,14 +91,16 @@ template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
         const stream_plan &plan = call.plan;
         const unsigned grid = (unsigned)plan.tiles();
         if (plan.lanes)
-            return launch_after_clear(lanes_kernel_for<In, Out, Prod>(plan.lanes_form), grid, kStreamThreads, 0, stream,
-                                      words, plan.words(), call.sms, plan.lanes_form, words);
+            return launch_after_clear(call.lanes_kernel, grid, kStreamThreads, plan.lanes_form.smem_bytes, stream, words,
+                                      plan.words(), call.sms, plan.lanes_form, words);
         return launch_after_clear(stream_kernel<In, Out, Prod>, grid, kStreamThreads, 0, stream, words, plan.words(),
                                   call.sms, plan.segment_form, words);
     }
     static tscan_status run(stream_call *call, bool prod) {
         call->run = prod ? &launch<true> : &launch<false>;
-        return TSCAN_SUCCESS;
+        if (!call->plan.lanes) return TSCAN_SUCCESS;
+        return prod ? with_lanes_kernel<In, Out, true, lanes_kernel_fit>(call->plan.lanes_form, call)
+                    : with_lanes_kernel<In, Out, false, lanes_kernel_fit>(call->plan.lanes_form, call);
     }
 };
 
@@ -90,7 +113,7 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
                           "alike or running along its lines (input step %lld, output step %lld)",
                           kMaxLanes, (long long)p->in_step, (long long)p->out_step);
     stream_call *const call = plan_state<stream_call>(plan);
-    *call = stream_call{nullptr, form, 0};
+    *call = stream_call{nullptr, form, 0, nullptr};
     plan->workspace_bytes = (size_t)form.words() * sizeof(unsigned long long);
     const tscan_status s = current_sms(&call->sms);
     if (s != TSCAN_SUCCESS) return s;

@@ -252,13 +252,15 @@ Test(gpu_shapes, off_grid_words) {
         run_shapes(off_grid, sizeof off_grid / sizeof off_grid[0], "off-grid words", 14 + k, kinds[k]);
 }
 
-/* Chains hundreds of look-back tiles long: one line of 2^22 elements (512 float32 line chunks)
- * and 64 lines of 2^16 along a strided axis (two chains of 256 column blocks). With every
- * block of the grid in flight, a tile's nearest inclusive predecessor is then often beyond one
- * look-back window, so look-backs cross windows and read statuses that turn inclusive while
- * they read them (the shapes above are at most 20 tiles deep). Not under memcheck (gpu_s*): a
- * few seconds a run there. */
-static const gu_shape long_chains[] = {{1, {INT64_C(1) << 22}, 0}, {2, {INT64_C(1) << 16, 64}, 0}};
+/* Chains hundreds of look-back tiles long: one line of 2^22 elements (512 float32 line chunks),
+ * 64 lines of 2^16 along a strided axis (two chains of 256 column blocks; for the stream's lanes
+ * form one chain of 64 to 512 wide tiles) and 3 lines of 2^20 (the lanes form: 96 to 768 plain
+ * tiles, windows of 85 a round). With every block of the grid in flight, a tile's nearest
+ * inclusive predecessor is then often beyond one look-back window, so look-backs cross windows
+ * and read statuses that turn inclusive while they read them (the shapes above are at most 20
+ * tiles deep). Not under memcheck (gpu_s*): a few seconds a run there. */
+static const gu_shape long_chains[] = {
+    {1, {INT64_C(1) << 22}, 0}, {2, {INT64_C(1) << 16, 64}, 0}, {2, {INT64_C(1) << 20, 3}, 0}};
 Test(gpu_chains, long_chains) {
     run_shapes(long_chains, sizeof long_chains / sizeof long_chains[0], "long chains", 7, -1);
 }

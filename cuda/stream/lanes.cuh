@@ -1,9 +1,10 @@
 // stream/lanes.cuh - the stream's second form: a strided axis whose inner extent is small (a
 // packed (outer, n, I) block scanned along n, 2 <= I <= kMaxLanes). The tensor is one flat
 // stream of rows of I elements; each of the I lanes carries its own running value, and a row
-// that starts a line (row % n == 0) resets them all. A tile is a run of whole rows, about 16 KB:
-// loaded coalesced into shared memory, scanned down each lane by groups of threads, the groups
-// joined by a scan in shared memory, the result staged in shared memory and stored coalesced.
+// that starts a line (row % n == 0) resets them all. A tile is a run of whole rows (32 or 64 KB
+// of shared memory: kLanesTileBytes): loaded coalesced into shared memory, scanned down each
+// lane by groups of threads, the groups joined by a scan in shared memory, the result staged
+// in shared memory and stored coalesced.
 // Tiles are chained by decoupled look-back of I values each (one status word per lane and
 // 32-bit part, as lookback's column blocks), claimed in scan order, one a block, like the
 // segment form: a tile waits only on tiles claimed before it. Lines no longer than a tile make
@@ -20,13 +21,41 @@
 namespace tscan {
 namespace {
 
-constexpr int kMaxLanes = kernel_policy::stream_max_lanes;  // status words a tile, per 32-bit part: 64 x 8 bytes of 16 KB
+constexpr int kMaxLanes = kernel_policy::stream_max_lanes;  // status words a tile, per 32-bit part
+// Bytes of shared memory a tile's buffers take (bench/NOTES.md §2, "Stream"): the plain size
+// keeps 6 blocks of 4-byte tiles an SM; wide tiles (3 blocks) serve long lines whose lanes'
+// statuses take kLanesWideStatusWords 32-bit parts or more. Every tile of a long line looks
+// back, a window of 256 / I tiles a round trip, which keeps up with the tiles claimed only if
+// they are big enough.
+constexpr int64_t kLanesTileBytes = kernel_policy::lanes_tile_bytes;
+constexpr int64_t kLanesWideTileBytes = kernel_policy::lanes_wide_tile_bytes;
+constexpr int kLanesWideStatusWords = kernel_policy::lanes_wide_status_words;
+// Bytes past a lane-major buffer's tile: a pitch exceeds the rows by under three vectors less
+// two elements, 46 bytes at most.
+constexpr int kLanePadBytes = kMaxLanes * 48;
 
-// Elements a tile: 16 KB of the wider of input and output, so that the scanned tile is staged
-// in shared memory whole (in place when both have one width).
-constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size) {
-    return stream_tile_elements(in_size > out_size ? in_size : out_size);
+// Elements a tile: a power of two, so that the scanned tile (staged in shared memory whole) and
+// the loaded one, where it has a buffer of its own, fit tile_bytes. The tile is scanned in
+// place where input and output have one width and the input is not lane-major.
+constexpr bool lanes_in_place(size_t in_size, size_t out_size, bool lane_major) {
+    return in_size == out_size && !lane_major;
 }
+constexpr int64_t lanes_tile_elements(size_t in_size, size_t out_size, bool lane_major, int64_t tile_bytes) {
+    const int64_t per_element = (int64_t)(out_size + (lanes_in_place(in_size, out_size, lane_major) ? 0 : in_size));
+    int64_t elements = 16;
+    while (2 * elements * per_element <= tile_bytes) elements *= 2;
+    return elements;
+}
+// A tile's dynamic shared memory: the staged tile, then the loaded one unless in place.
+constexpr size_t lanes_smem_bytes(size_t in_size, size_t out_size, bool lane_major, int64_t tile_bytes) {
+    const int64_t elements = lanes_tile_elements(in_size, out_size, lane_major, tile_bytes);
+    return (size_t)(elements * (int64_t)out_size) +
+           (lanes_in_place(in_size, out_size, lane_major)
+                ? 0
+                : (size_t)(elements * (int64_t)in_size) + (lane_major ? kLanePadBytes : 0));
+}
+// Every lanes kernel's limit: a wide tile's, the largest.
+constexpr size_t kLanesMaxSmemBytes = (size_t)kLanesWideTileBytes + kLanePadBytes;
 
 // The problem as the lanes kernel sees it: `rows` rows of `lanes` elements from `in` and `out`
 // (their lowest addresses; both tensors laid out alike unless lane_major), lines of n rows.
@@ -63,6 +92,8 @@ struct lanes_args {
     int64_t in_line, in_lane;
     bool reverse;
     bool exclusive;
+    int tile_elements;  // the staged tile's buffer; the loaded one's (unless in place) follows it
+    size_t smem_bytes;  // the tile's dynamic shared memory (lanes_smem_bytes)
 };
 
 // Shared-memory wavefronts of one access of the first row of every group in the block's first
@@ -118,9 +149,6 @@ inline int lanes_pitch(int64_t tile_rows, size_t elem_size) {
     if (pitch / per_vector % 2 == 0) pitch += per_vector;
     return (int)pitch;
 }
-// Bytes of a lane-major buffer past the tile's elements: a pitch exceeds the rows by under
-// three vectors less two elements, 46 bytes at most.
-constexpr int kLanePadBytes = kMaxLanes * 48;
 // ceil(2^32 / d): e * magic / 2^32 is e / d, rounded down, while e * d < 2^32.
 inline uint32_t division_magic(int64_t d) { return (uint32_t)((((uint64_t)1 << 32) + (uint64_t)d - 1) / (uint64_t)d); }
 
@@ -152,12 +180,18 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     a->lanes = (int)(a->packed_size ? lanes * (int64_t)p->elem_size / 4 : lanes);
     // Tiles start on the 16-byte grid of both tensors (of the output where the input is
     // lane-major): in steps of at most 16 rows (the output's elements are at least as wide as
-    // the input's, both powers of two), and 16 KB hold at least 32 rows of kMaxLanes 8-byte
-    // elements. Where lines in such steps fit a tile, tiles take whole lines: every tile then
-    // starts a line and none waits for another.
+    // the input's, both powers of two), and a tile (4 KB or more) holds at least 32 rows of
+    // kMaxLanes 8-byte elements. Where lines in such steps fit a tile, tiles take whole lines:
+    // every tile then starts a line and none waits for another.
     int64_t step = 1;
     while (step * a->lanes * (int64_t)(a->lane_major ? out_size : in_size) % 16 != 0) ++step;
-    const int64_t most_rows = lanes_tile_elements(in_size, out_size) / a->lanes;
+    // Wide tiles where lines run over several plain ones and the lanes' statuses are wide.
+    const int64_t plain_rows = lanes_tile_elements(in_size, out_size, a->lane_major, kLanesTileBytes) / a->lanes;
+    const bool wide = p->n > 4 * plain_rows && a->lanes * (out_size == 8 ? 2 : 1) >= kLanesWideStatusWords;
+    const int64_t tile_bytes = wide ? kLanesWideTileBytes : kLanesTileBytes;
+    a->tile_elements = (int)lanes_tile_elements(in_size, out_size, a->lane_major, tile_bytes);
+    a->smem_bytes = lanes_smem_bytes(in_size, out_size, a->lane_major, tile_bytes);
+    const int64_t most_rows = a->tile_elements / a->lanes;
     const int64_t whole_lines = std::lcm(p->n, step);
     const int64_t unit = whole_lines <= most_rows ? whole_lines : step;
     a->tile_rows = most_rows / unit * unit;
@@ -177,8 +211,8 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
 }
 
 // The lane of element e of a lane-major tile of `count` rows (e counted lane by lane), by
-// row_magic (e and the rows stay under 2^14 in a 16 KB tile). A partial last tile has fewer
-// rows: it divides.
+// row_magic (e and the rows stay under 2^16 in a tile of 64 KB at most). A partial last tile
+// has fewer rows: it divides.
 __device__ __forceinline__ int lane_of_element(const lanes_args &a, int e, int count) {
     return count == a.tile_rows ? (int)__umulhi((unsigned)e, a.row_magic) : e / count;
 }
@@ -188,8 +222,8 @@ __device__ __forceinline__ int lane_of_element(const lanes_args &a, int e, int c
 // words of packed_lines_op (In and Out UINT32, Prod false). LaneMajor: a.lane_major's kernel
 // (its own buffer for the loaded tile; the others load in place where widths allow).
 template <tscan_dtype In, tscan_dtype Out, bool Prod, int PackedSize = 0, bool LaneMajor = false>
-__global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kernel(const __grid_constant__ lanes_args a,
-                                                                unsigned long long *words) {
+__global__ void __launch_bounds__(kStreamThreads) lanes_kernel(const __grid_constant__ lanes_args a,
+                                                               unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
     using TO = typename dtype_traits<Out>::T;
     using A = typename dtype_traits<Out>::A;
@@ -197,15 +231,18 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     static_assert(PackedSize == 0 || (In == TSCAN_UINT32 && Out == TSCAN_UINT32 && !Prod), "words of packed lanes");
     constexpr int kParts = word_parts<A>();
     static_assert(!LaneMajor || PackedSize == 0, "words of lanes are packed blocks");
-    constexpr bool kInPlace = sizeof(TI) == sizeof(TO) && !LaneMajor;  // the scanned tile overwrites the loaded one
-    constexpr int kTileElements = (int)lanes_tile_elements(sizeof(TI), sizeof(TO));
+    constexpr bool kInPlace = lanes_in_place(sizeof(TI), sizeof(TO), LaneMajor);  // the scanned tile overwrites the loaded one
     const Op op{Prod};
     const int t = threadIdx.x, lanes = a.lanes;
 
     wait_for_clear();
     __shared__ int64_t s_claim;
-    __shared__ uint4 s_staged[kTileElements * sizeof(TO) / 16];
-    __shared__ uint4 s_loaded[kInPlace ? 1 : (kTileElements * sizeof(TI) + (LaneMajor ? kLanePadBytes : 0)) / 16];
+#ifdef __CUDACC__
+    extern __shared__ uint4 s_lanes_tiles[];  // a.smem_bytes
+#else  // tests/emulated: blocks run one after another, and __shared__ is static
+    static uint4 s_lanes_tiles[kLanesMaxSmemBytes / 16];
+#endif
+    uint4 *const s_staged = s_lanes_tiles, *const s_loaded = s_lanes_tiles + a.tile_elements * sizeof(TO) / 16;
     __shared__ A s_value[kStreamThreads];
     __shared__ int s_starts[kStreamThreads];
     __shared__ A s_prefix[kMaxLanes];
@@ -287,7 +324,7 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
                         const TI *p;
                         if (row < split) {
                             p = run0 + row;
-                        } else {  // n, k_lo and the row all under 2^14 where lines end inside tiles
+                        } else {  // n, k_lo and the row all under 2^16 where lines end inside tiles
                             const int k = (int)k_lo + row, n = (int)a.n, later = k / n;
                             p = from + (line_lo + later) * a.in_line + (k - later * n);
                         }
@@ -324,16 +361,22 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     // Row r of the thread's lane in the loaded tile.
     const int lane_base = LaneMajor ? lane * a.pitch + shift_of(lane) : lane;
     const auto raw_at = [&](int r) { return LaneMajor ? lane_base + r : r * lanes + lane_base; };
-    const int64_t pos0 = (base + j0) % a.n;  // row j0's place in its line; rows step it on
+    // Rows from j0 to the next line start (0: row j0 starts one), then a start every n rows: in
+    // 32 bits, count + 1 standing for any distance past the tile's rows.
+    const int64_t base_place = base % a.n;  // the tile's first row's place in its line
+    int64_t place0 = base_place + j0;       // under n + count: one step back, or short lines
+    if (place0 >= a.n) place0 = a.n > count ? place0 - a.n : (int)place0 % (int)a.n;
+    const int n_rows = (int)min(a.n, (int64_t)count + 1);
+    const int to_start0 = place0 == 0 ? 0 : (int)min(a.n - place0, (int64_t)count + 1);
 
     // Pass 1: each group's segment of its lane.
     segment<A> mine = {false, op.neutral()};
     if (active) {
-        int64_t pos = pos0;
+        int to_start = to_start0;
         for (int j = j0; j < j1; ++j) {
-            if (pos == 0) mine = {true, op.start(a.exclusive)};
+            if (to_start == 0) mine = {true, op.start(a.exclusive)}, to_start = n_rows;
             mine.value = op(mine.value, stream_load<In, Out>(raw[raw_at(memory_row(j))]));
-            if (++pos == a.n) pos = 0;
+            --to_start;
         }
     }
     // The groups of a lane joined, nearest first: after the loop, the segment of groups 0..group.
@@ -366,7 +409,7 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     // reading lane t % I of tile top - t / I, all loads in flight at once; then a thread a lane
     // folds its window, nearest first, up to the nearest inclusive prefix. Rounds go on while a
     // lane has not found one (the first tile always holds one: row 0 starts a line).
-    const bool needs_prefix = c > 0 && base % a.n != 0;
+    const bool needs_prefix = c > 0 && base_place != 0;
     if (needs_prefix) {
         __shared__ A s_window[kStreamThreads];
         __shared__ int s_window_inclusive[kStreamThreads];
@@ -417,16 +460,16 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     // the staged tile, which is then stored whole (or straight out: lanes_args::direct_stores).
     if (active) {
         A running = then(op, segment<A>{false, needs_prefix ? s_prefix[lane] : op.neutral()}, before).value;
-        int64_t pos = pos0;
+        int to_start = to_start0;
         for (int j = j0; j < j1; ++j) {
-            if (pos == 0) running = op.start(a.exclusive);
+            if (to_start == 0) running = op.start(a.exclusive), to_start = n_rows;
             const int row = memory_row(j), at = row * lanes + lane;
             const A next = op(running, stream_load<In, Out>(raw[raw_at(row)]));
             const TO value = dtype_traits<Out>::store(a.exclusive ? running : next);
             if (a.direct_stores) out[at] = value;
             else staged[at] = value;
             running = next;
-            if (++pos == a.n) pos = 0;
+            --to_start;
         }
     }
     if (a.direct_stores) return;
@@ -440,17 +483,30 @@ __global__ void __launch_bounds__(kStreamThreads, LaneMajor ? 5 : 0) lanes_kerne
     for (int e = vectored + t; e < elements; e += kStreamThreads) out[e] = staged[e];
 }
 
-// The kernel of a planned lanes form for the pair In -> Out: the words' kernel where the plan
-// packs the lanes (lanes_args::packed_size), the lane-major one where the input runs along its
-// lines, else the pair's own.
+// The kernel of a planned lanes form for the pair In -> Out, passed to Use::with<kernel>(args):
+// the words' kernel where the plan packs the lanes (lanes_args::packed_size), the lane-major
+// one where the input runs along its lines, else the pair's own.
 using lanes_kernel_t = void (*)(lanes_args, unsigned long long *);
-template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kernel_for(const lanes_args &a) {
+template <tscan_dtype In, tscan_dtype Out, bool Prod, class Use, class... Args>
+tscan_status with_lanes_kernel(const lanes_args &a, Args &&...args) {
     constexpr int kSize = (int)sizeof(typename dtype_traits<In>::T);
     if constexpr (kSize <= 2 && kSize == (int)sizeof(typename dtype_traits<Out>::T) && !Prod && In != TSCAN_FLOAT16 &&
                   In != TSCAN_BFLOAT16) {
-        if (a.packed_size) return lanes_kernel<TSCAN_UINT32, TSCAN_UINT32, false, kSize>;
+        if (a.packed_size) return Use::template with<lanes_kernel<TSCAN_UINT32, TSCAN_UINT32, false, kSize>>(args...);
     }
-    return a.lane_major ? lanes_kernel<In, Out, Prod, 0, true> : lanes_kernel<In, Out, Prod>;
+    return a.lane_major ? Use::template with<lanes_kernel<In, Out, Prod, 0, true>>(args...)
+                        : Use::template with<lanes_kernel<In, Out, Prod>>(args...);
+}
+struct lanes_kernel_pointer {
+    template <lanes_kernel_t K> static tscan_status with(lanes_kernel_t *kernel) {
+        *kernel = K;
+        return TSCAN_SUCCESS;
+    }
+};
+template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kernel_for(const lanes_args &a) {
+    lanes_kernel_t kernel = nullptr;
+    with_lanes_kernel<In, Out, Prod, lanes_kernel_pointer>(a, &kernel);
+    return kernel;
 }
 
 }  // namespace

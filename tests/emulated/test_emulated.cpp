@@ -314,18 +314,20 @@ Test(emulated_stream, every_output_offset) {
 }
 
 // Lanes-form cases for each pair and inner extent: lines that tiles hold whole (one row short of
-// a tile's rows among them), lines whose end falls inside a tile, and lines longer than one or
-// two tiles, which look back; every operator, direction and form in turn, the input or the
-// output an element off the grid. Lane-major: the input is (lines, lanes, n), lanes a line
-// apart or further.
+// a tile's rows among them), lines whose end falls inside a tile, and lines longer than one, two
+// or four tiles, which look back (past four, lanes whose statuses are wide take wide tiles);
+// every operator, direction and form in turn, the input or the output an element off the grid.
+// Lane-major: the input is (lines, lanes, n), lanes a line apart or further.
 void lanes_cases(const std::vector<std::array<tscan_dtype, 2>> &pairs, const std::vector<int64_t> &inner,
                  bool lane_major, std::mt19937_64 &rng) {
     int pick = 0;
     for (const auto &pair : pairs)
         for (int64_t lanes : inner) {
             const int64_t tile_rows =
-                lanes_tile_elements(tscan_dtype_size(pair[0]), tscan_dtype_size(pair[1])) / lanes;
-            const int64_t ns[] = {2, 5, 100, tile_rows - 1, tile_rows + 3, 2 * tile_rows + 5};  // (lines of 1: the segment form's)
+                lanes_tile_elements(tscan_dtype_size(pair[0]), tscan_dtype_size(pair[1]), lane_major, kLanesTileBytes) /
+                lanes;
+            // (Lines of 1 are the segment form's.)
+            const int64_t ns[] = {2, 5, 100, tile_rows - 1, tile_rows + 3, 2 * tile_rows + 5, 4 * tile_rows + 9};
             for (int64_t n : ns) {
                 const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
                 const int v = pick++ % 8;
@@ -441,6 +443,7 @@ Test(emulated_stream, lanes_walk_across_windows_to_an_inclusive_prefix) {
     a.tile_rows = tile_rows;
     a.tiles = tiles;
     a.group_rows = lanes_group_rows(tile_rows, (int)lanes, 4, 4);
+    a.tile_elements = (int)kWalkTile;
     a.status_words = (int)kSectorWords;  // 4 lanes of one 32-bit part: a sector a tile
     a.in_aligned = a.out_aligned = true;
     std::vector<unsigned long long> words((size_t)(kSectorWords + tiles * a.status_words), 0);
