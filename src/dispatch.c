@@ -126,17 +126,17 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && ((p->n >= t->wide_lookback_min_n && rows_aligned) || pairs_lead);
     /* A packed block of inner extent 2 to 64 (the axis step), taken by stream's lanes form,
-     * which moves 16 KB tiles of whole rows as 16-byte vectors. Rows narrower than a 32-byte
-     * sector leave columns' loads and stores partial sectors, whatever the axis length; the
-     * lanes form scans 1-byte elements one at a time (about 35 % of the copy) unless a sum's
-     * rows fill 32-bit words, so other 1-byte rows go there only under half a sector. Over
-     * wider rows columns leads on short axes, and lookback or columns with lines enough to
-     * fill the GPU, but a long axis over a narrow block of 4- and 8-byte elements goes to the
-     * lanes form too (bench/NOTES.md §3.1). */
-    const int64_t lanes_below =
-        p->elem_size == 1 && !stream.packs_small_elements ? t->lanes_row_bytes / 2 : t->lanes_row_bytes;
+     * which moves 32 or 64 KB tiles of whole rows as 16-byte vectors and scans them in shared
+     * memory, a group of threads down each lane's run of rows: 256 / I groups, so the fewer
+     * lanes the shorter each run. Up to 32 lanes it leads columns on any axis, whose loads and
+     * stores take partial sectors of rows that are no whole number of sectors (the lanes
+     * sweep, H100: 1065220x3x21 float32 91.5 against 70.9, 958698x10x7 float64 85.8 against
+     * 66.3, 319566x10x21 int8 53.3 against 40.9; lost: 5592405x3x4 float64, rows of a sector,
+     * 90.6 against 96.4). From 64 lanes columns leads on short axes and lookback on long ones,
+     * but a long axis over a block of 4- and 8-byte elements goes to the lanes form too
+     * (bench/NOTES.md §3.1). */
     if (p->n > 1 && stream.takes_layout && !stream.reads_along_lines &&
-        (llabs(p->in_step) * (int64_t)p->elem_size < lanes_below || (!small && p->n >= t->lanes_min_n)))
+        (llabs(p->in_step) <= t->lanes_max_inner || (!small && p->n >= t->lanes_min_n)))
         return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
     if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;

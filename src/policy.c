@@ -14,7 +14,7 @@
     .columns_max_n = 16, .columns_from_lines = 32768, .packed_lookback_below_lines = INT64_C(1) << 18,        \
     .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                     \
     .columns_short_line_bytes = 16, .columns_short_line_min_bytes = 4, .stream_short_line_bytes = 64,          \
-    .stream_unaligned_line_bytes = 512, .lanes_min_n = 1024, .lanes_row_bytes = 32,    \
+    .stream_unaligned_line_bytes = 512, .lanes_min_n = 1024, .lanes_max_inner = 32,    \
     .lanes_along_lines_min = 4, .pairs_lookback_min_run = 64
 
 /* Highest cc first: a device takes the first row whose min_cc it reaches. */

@@ -261,13 +261,14 @@ Test(auto_dispatch, wide_strided_axes_split_from_1024_where_rows_align) {
 /* 4-byte lines that lookback's column blocks move in pairs, on the 8-byte grid or off it, in runs
  * of 64 lines or more over an axis of 96 or more (three quarters of a tile), go to lookback where
  * columns would move them one a thread (no 16-byte vectors of them): an odd run (off the grid)
- * and an even one that is no whole number of vectors; runs of 9, an axis of 64, and runs of whole
- * vectors keep columns (bench/NOTES.md §2, "pairs off the grid"). */
+ * and an even one that is no whole number of vectors; an axis of 64 and runs of whole vectors
+ * keep columns, and runs of 9 (a packed block of 9 lanes) go to stream's lanes form (bench/NOTES.md
+ * §2, "pairs off the grid"). */
 Test(auto_dispatch, pairs_of_4_byte_lines_go_to_lookback_where_columns_has_no_vectors) {
     static const layout_case cases[] = {
         {TSCAN_FLOAT32, 3, {32, 128, 12295}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_UINT32, 3, {3276, 322, 158}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_FLOAT32, 3, {100000, 20, 9}, 1, 0, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT32, 3, {100000, 20, 9}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {4096, 64, 257}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_UINT32, 2, {122, 416714}, 0, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 3, {4096, 64, 1024}, 1, 0, TSCAN_ALGO_COLUMNS},
@@ -508,10 +509,9 @@ Test(auto_dispatch, wider_outputs) {
  * elements each), and 1-byte ones that are no whole number of 16-byte vectors (rows' threads of
  * 1-byte items move the whole vectors at a line's end whole), go to stream under 64 bytes, under
  * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed
- * block whose rows are narrower than a 32-byte sector (16 bytes of 1-byte elements, unless a
- * sum's rows fill words) goes to stream's lanes along any axis, a long axis over wider rows of
- * 4- and 8-byte elements too; a short one over wider rows goes to columns, small elements to
- * lookback (bench/sweeps/lanes.json). */
+ * block of up to 32 lanes goes to stream's lanes along any axis, a long axis over a block of
+ * 4- and 8-byte elements of more lanes too; a short one over 64 lanes goes to columns, small
+ * elements on a long one to lookback (bench/sweeps/lanes.json). */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
@@ -540,15 +540,17 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
         {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {8192, 1024, 33}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_FLOAT32, 3, {65536, 64, 16}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a short axis */
+        {TSCAN_FLOAT32, 3, {65536, 64, 16}, 1, 0, TSCAN_ALGO_STREAM},  /* a short axis: 16 lanes */
         {TSCAN_FLOAT16, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},   /* rows of 24 bytes */
         {TSCAN_INT8, 2, {10027606, 64}, 0, 0, TSCAN_ALGO_LOOKBACK},    /* of 64: small elements */
         {TSCAN_UINT8, 3, {4699981, 10, 4}, 1, 0, TSCAN_ALGO_STREAM},   /* rows under a sector */
         {TSCAN_FLOAT32, 3, {3355443, 10, 2}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 3, {11184811, 3, 2}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_FLOAT64, 3, {5592405, 3, 4}, 1, 0, TSCAN_ALGO_COLUMNS}, /* a sector */
-        {TSCAN_FLOAT32, 3, {1065220, 3, 21}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_INT8, 3, {319566, 10, 21}, 1, 0, TSCAN_ALGO_COLUMNS},    /* bytes: under half a sector */
+        {TSCAN_FLOAT64, 3, {5592405, 3, 4}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 3, {1065220, 3, 21}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 3, {319566, 10, 21}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 3, {10486, 100, 64}, 1, 0, TSCAN_ALGO_COLUMNS}, /* 64 lanes, a short axis */
+        {TSCAN_FLOAT16, 3, {104858, 10, 64}, 1, 0, TSCAN_ALGO_COLUMNS},
         {TSCAN_INT8, 3, {958698, 10, 7}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 3, {335544, 10, 20}, 1, 0, TSCAN_ALGO_STREAM},     /* ... unless a sum's rows fill words */
     };
