@@ -132,11 +132,12 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * stores take partial sectors of rows that are no whole number of sectors (the lanes
      * sweep, H100: 1065220x3x21 float32 91.5 against 70.9, 958698x10x7 float64 85.8 against
      * 66.3, 319566x10x21 int8 53.3 against 40.9; lost: 5592405x3x4 float64, rows of a sector,
-     * 90.6 against 96.4). From 64 lanes columns leads on short axes and lookback on long ones,
-     * but a long axis over a block of 4- and 8-byte elements goes to the lanes form too
-     * (bench/NOTES.md §3.1). */
+     * 90.6 against 96.4). From 64 lanes columns leads on short axes; a long axis over a block
+     * of 4- and 8-byte elements goes to the lanes form too, unless its rows lie on the 128-byte
+     * grid, where lookback's column blocks lead (1048576x64 float64 89.4 against 82.8; rows of
+     * 33 float32 lanes, 8192x1024x33, 58 against 75) (bench/NOTES.md §3.1). */
     if (p->n > 1 && stream.takes_layout && !stream.reads_along_lines &&
-        (llabs(p->in_step) <= t->lanes_max_inner || (!small && p->n >= t->lanes_min_n)))
+        (llabs(p->in_step) <= t->lanes_max_inner || (!small && p->n >= t->lanes_min_n && !rows_aligned)))
         return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
     if (p->lines >= t->columns_from_lines && !lookback_many) return TSCAN_ALGO_COLUMNS;

@@ -510,8 +510,9 @@ Test(auto_dispatch, wider_outputs) {
  * 1-byte items move the whole vectors at a line's end whole), go to stream under 64 bytes, under
  * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed
  * block of up to 32 lanes goes to stream's lanes along any axis, a long axis over a block of
- * 4- and 8-byte elements of more lanes too; a short one over 64 lanes goes to columns, small
- * elements on a long one to lookback (bench/sweeps/lanes.json). */
+ * 4- and 8-byte elements of more lanes too unless its rows lie on the 128-byte grid (lookback);
+ * a short one over 64 lanes goes to columns, small elements on a long one to lookback
+ * (bench/sweeps/lanes.json, lanes_chains.json). */
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
@@ -543,6 +544,8 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT32, 3, {65536, 64, 16}, 1, 0, TSCAN_ALGO_STREAM},  /* a short axis: 16 lanes */
         {TSCAN_FLOAT16, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},   /* rows of 24 bytes */
         {TSCAN_INT8, 2, {10027606, 64}, 0, 0, TSCAN_ALGO_LOOKBACK},    /* of 64: small elements */
+        {TSCAN_FLOAT64, 2, {1048576, 64}, 0, 0, TSCAN_ALGO_LOOKBACK},  /* rows on the 128-byte grid */
+        {TSCAN_FLOAT32, 3, {524, 2000, 64}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_UINT8, 3, {4699981, 10, 4}, 1, 0, TSCAN_ALGO_STREAM},   /* rows under a sector */
         {TSCAN_FLOAT32, 3, {3355443, 10, 2}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 3, {11184811, 3, 2}, 1, 0, TSCAN_ALGO_STREAM},
