@@ -36,6 +36,7 @@ struct sm90_policy {
     static constexpr int64_t lanes_tile_bytes = 32768;         // the lanes form's tile buffers
     static constexpr int64_t lanes_wide_tile_bytes = 65536;    // ... on long lines of wide statuses
     static constexpr int lanes_wide_status_words = 16;         // a tile's status parts that make long lines wide
+    static constexpr int lanes_wide_min_tiles = 4;             // ... and plain tiles a line runs over, more than
 };
 
 using kernel_policy = sm90_policy;

@@ -23,13 +23,14 @@ namespace {
 
 constexpr int kMaxLanes = kernel_policy::stream_max_lanes;  // status words a tile, per 32-bit part
 // Bytes of shared memory a tile's buffers take (bench/NOTES.md §2, "Stream"): the plain size
-// keeps 6 blocks of 4-byte tiles an SM; wide tiles (3 blocks) serve long lines whose lanes'
-// statuses take kLanesWideStatusWords 32-bit parts or more. Every tile of a long line looks
-// back, a window of 256 / I tiles a round trip, which keeps up with the tiles claimed only if
-// they are big enough.
+// keeps 6 blocks of 4-byte tiles an SM; wide tiles (3 blocks) serve lines longer than
+// kLanesWideMinTiles plain ones whose lanes' statuses take kLanesWideStatusWords 32-bit parts
+// or more. Every tile of a long line looks back, a window of 256 / I tiles a round trip, which
+// keeps up with the tiles claimed only if they are big enough.
 constexpr int64_t kLanesTileBytes = kernel_policy::lanes_tile_bytes;
 constexpr int64_t kLanesWideTileBytes = kernel_policy::lanes_wide_tile_bytes;
 constexpr int kLanesWideStatusWords = kernel_policy::lanes_wide_status_words;
+constexpr int kLanesWideMinTiles = kernel_policy::lanes_wide_min_tiles;
 // Bytes past a lane-major buffer's tile: a pitch exceeds the rows by under three vectors less
 // two elements, 46 bytes at most.
 constexpr int kLanePadBytes = kMaxLanes * 48;
@@ -186,8 +187,9 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     int64_t step = 1;
     while (step * a->lanes * (int64_t)(a->lane_major ? out_size : in_size) % 16 != 0) ++step;
     // Wide tiles where lines run over several plain ones and the lanes' statuses are wide.
+    const int64_t parts = out_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
     const int64_t plain_rows = lanes_tile_elements(in_size, out_size, a->lane_major, kLanesTileBytes) / a->lanes;
-    const bool wide = p->n > 4 * plain_rows && a->lanes * (out_size == 8 ? 2 : 1) >= kLanesWideStatusWords;
+    const bool wide = p->n > kLanesWideMinTiles * plain_rows && a->lanes * parts >= kLanesWideStatusWords;
     const int64_t tile_bytes = wide ? kLanesWideTileBytes : kLanesTileBytes;
     a->tile_elements = (int)lanes_tile_elements(in_size, out_size, a->lane_major, tile_bytes);
     a->smem_bytes = lanes_smem_bytes(in_size, out_size, a->lane_major, tile_bytes);
@@ -200,7 +202,6 @@ bool lanes_layout(const tscan_problem *p, lanes_args *a) {
     a->row_magic = a->lane_major ? division_magic(a->tile_rows) : 0;
     a->vector_magic = a->lane_major ? division_magic(a->pitch * (int64_t)in_size / 16) : 0;
     a->group_rows = lanes_group_rows(a->tile_rows, a->lanes, in_size, out_size, a->pitch);
-    const int64_t parts = out_size == 8 ? 2 : 1;  // word_parts of the output's accumulator
     a->status_words = (int)((a->lanes * parts + kSectorWords - 1) / kSectorWords * kSectorWords);
     a->in_aligned = (uintptr_t)p->in % 16 == 0;
     a->out_aligned = (uintptr_t)p->out % 16 == 0;

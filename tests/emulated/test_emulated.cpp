@@ -327,7 +327,8 @@ void lanes_cases(const std::vector<std::array<tscan_dtype, 2>> &pairs, const std
                 lanes_tile_elements(tscan_dtype_size(pair[0]), tscan_dtype_size(pair[1]), lane_major, kLanesTileBytes) /
                 lanes;
             // (Lines of 1 are the segment form's.)
-            const int64_t ns[] = {2, 5, 100, tile_rows - 1, tile_rows + 3, 2 * tile_rows + 5, 4 * tile_rows + 9};
+            const int64_t ns[] = {2, 5, 100, tile_rows - 1, tile_rows + 3, 2 * tile_rows + 5,
+                                  kLanesWideMinTiles * tile_rows + 9};
             for (int64_t n : ns) {
                 const int64_t lines = std::max<int64_t>(1, (2 * tile_rows + 7) / n);
                 const int v = pick++ % 8;
