@@ -498,17 +498,6 @@ tscan_status with_lanes_kernel(const lanes_args &a, Args &&...args) {
     return a.lane_major ? Use::template with<lanes_kernel<In, Out, Prod, 0, true>>(args...)
                         : Use::template with<lanes_kernel<In, Out, Prod>>(args...);
 }
-struct lanes_kernel_pointer {
-    template <lanes_kernel_t K> static tscan_status with(lanes_kernel_t *kernel) {
-        *kernel = K;
-        return TSCAN_SUCCESS;
-    }
-};
-template <tscan_dtype In, tscan_dtype Out, bool Prod> lanes_kernel_t lanes_kernel_for(const lanes_args &a) {
-    lanes_kernel_t kernel = nullptr;
-    with_lanes_kernel<In, Out, Prod, lanes_kernel_pointer>(a, &kernel);
-    return kernel;
-}
 
 }  // namespace
 }  // namespace tscan

@@ -29,6 +29,14 @@ namespace {
 
 using namespace tscan;
 
+// Runs the lanes kernel that with_lanes_kernel picks for a plan, as the library launches it.
+struct emulated_lanes_launch {
+    template <lanes_kernel_t K> static tscan_status with(const lanes_args &a, unsigned long long *words) {
+        tscan_emu::launch((unsigned)a.tiles, kStreamThreads, K, a, words);
+        return TSCAN_SUCCESS;
+    }
+};
+
 template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
     static tscan_status run(const stream_args &a, bool prod, unsigned long long *words) {
         if (prod) tscan_emu::launch((unsigned)a.tiles, kStreamThreads, stream_kernel<In, Out, true>, a, words);
@@ -36,9 +44,8 @@ template <tscan_dtype In, tscan_dtype Out> struct emulated_launch {
         return TSCAN_SUCCESS;
     }
     static tscan_status run(const lanes_args &a, bool prod, unsigned long long *words) {
-        const lanes_kernel_t kernel = prod ? lanes_kernel_for<In, Out, true>(a) : lanes_kernel_for<In, Out, false>(a);
-        tscan_emu::launch((unsigned)a.tiles, kStreamThreads, kernel, a, words);
-        return TSCAN_SUCCESS;
+        return prod ? with_lanes_kernel<In, Out, true, emulated_lanes_launch>(a, a, words)
+                    : with_lanes_kernel<In, Out, false, emulated_lanes_launch>(a, a, words);
     }
 };
 
