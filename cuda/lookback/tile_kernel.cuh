@@ -481,9 +481,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     };
 
     // Every tile, the first included, is claimed from the counter (forward progress: see the
-    // file's header), each only when the block can load it at once: a claimed tile that waits
-    // behind another stalls every successor in its chain. Thread 0 finds a claim's tile
-    // (tile_of_claim divides) and the block reads it from s_tile.
+    // file's header), each no earlier than the block can load it: a claimed tile that waits
+    // behind another stalls every successor in its chain. (A pipelined block claims as it
+    // starts to finish the tile before, which waits on nothing, so that the claim's round trip
+    // overlaps that finish: below.) Thread 0 finds a claim's tile (tile_of_claim divides) and
+    // the block reads it from s_tile.
     const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
     // No tile can be claimed before the clear is done. Meanwhile each data thread fetches into L2
     // its rows of the tile of claim blockIdx.x, which the block's first claim most often takes
@@ -525,6 +527,14 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         A within[LV], next_within[LV];
         if (!lookback_warp) staged(s_tile[0], buf, rows_of_tile(s_tile[0]), within);
         __syncthreads();  // the tile's aggregate is in s_tile_aggregate
+        // Thread 0's claim of the next tile, in flight: sent as the block starts to finish a tile
+        // and read at the next stage, so that its round trip overlaps the finish rather than
+        // holding every data warp at the stage's barrier. 1- and 2-byte tiles (stage and finish
+        // inlined twice) and widened ones run their finish at the register cap, where holding
+        // the claim through it spilled (ptxas: 16-108 bytes): they claim at the stage.
+        constexpr bool kClaimAhead = !kOpCopies && !Widen;
+        unsigned long long next_claim = 0;
+        if (kClaimAhead && t == 0) next_claim = atomicAdd(st.counter, 1ull);
         for (;;) {
             const int next_buf = buf ^ 1;
             if (lookback_warp) {
@@ -532,7 +542,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             } else {
                 // The other buffer was last read by the previous finish, and s_warp_total by the
                 // previous stage, which every data thread has passed before this barrier.
-                if (t == 0) s_tile[next_buf] = claim();
+                if (t == 0) s_tile[next_buf] = kClaimAhead ? tile_of_claim(L, (int64_t)next_claim) : claim();
                 data_barrier();
                 const tile_at next = s_tile[next_buf];
                 if (next.chunk < L.chunks) staged(next, next_buf, rows_of_tile(next), next_within);
@@ -543,6 +553,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const tile_at tile = s_tile[buf];
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
             const bool last = s_tile[next_buf].chunk == L.chunks;
+            if (kClaimAhead && t == 0 && !last) next_claim = atomicAdd(st.counter, 1ull);
             if (!lookback_warp) finished(tile, buf, within, rows_of_tile(tile));
             if (last) break;
             buf = next_buf;
