@@ -95,28 +95,18 @@ template <tscan_dtype D> struct lookback_planner {
                                        : plan_one_wave<false>(wave, dev, call, &fits);
             if (s != TSCAN_SUCCESS || fits) return s;
         }
-        if constexpr (takes_narrower_input(K)) {
-            if (plan.a.widens)
-                return plan.cols == kLineChunk ? plan_tiles<kLineChunk, 1, true>(plan, dev, call)
-                                               : plan_tiles<kColumnBlock, 1, true>(plan, dev, call);
-        }
-        if (plan.cols == kLineChunk) return plan_line_chunk<axis_pack<T>()>(plan, dev, call);
-        if constexpr (sizeof(T) == 4) {
-            if (plan.off_grid) return plan_tiles<kColumnBlock, line_pack<T>(), false, true>(plan, dev, call);
-        }
-        return plan.v > 1 ? plan_tiles<kColumnBlock, line_pack<T>()>(plan, dev, call)
-                          : plan_tiles<kColumnBlock, 1>(plan, dev, call);
+        return with_tile_kernel<K>(plan, tile_planner{plan, dev, call});
     }
 
-    // The line chunk kernel of plan.v: one of axis_pack's halvings down to min_axis_pack, or 1.
-    template <int V> static tscan_status plan_line_chunk(const lookback_plan &plan, const tscan_device_info *dev, lookback_call *call) {
-        if constexpr (V >= min_axis_pack<T>()) {
-            if (plan.v == V) return plan_tiles<kLineChunk, V>(plan, dev, call);
-            return plan_line_chunk<V / 2>(plan, dev, call);
-        } else {
-            return plan_tiles<kLineChunk, 1>(plan, dev, call);
+    // with_tile_kernel's callback: plans the kernel it picks.
+    struct tile_planner {
+        const lookback_plan &plan;
+        const tscan_device_info *dev;
+        lookback_call *call;
+        template <int Cols, int V, bool Widen, bool OffGrid> tscan_status with() const {
+            return plan_tiles<Cols, V, Widen, OffGrid>(plan, dev, call);
         }
-    }
+    };
 
     // The persistent tile kernel: as many blocks as can be resident, each claiming tiles until
     // none is left. Shared memory from the device, not from Hopper: a block that does not fit

@@ -92,6 +92,35 @@ template <class T, class A> tile_layout make_layout(const lookback_plan &plan) {
     return L;
 }
 
+// The tile kernel that runs a plan of kernel dtype K (lookback_kernel<K, Cols, V, Widen,
+// OffGrid>): calls f.template with<Cols, V, Widen, OffGrid>() and returns what it returns. The
+// planner and tests/emulated both choose through it. A line chunk's V is one of axis_pack's
+// halvings down to min_axis_pack, or 1; signed integers run their unsigned twins' kernels
+// (kernel_dtype), and only outputs that take a narrower input have widened ones.
+template <tscan_dtype K, int V, class F> auto with_line_chunk_kernel(const lookback_plan &plan, const F &f) {
+    using T = typename dtype_traits<K>::T;
+    if constexpr (V >= min_axis_pack<T>()) {
+        if (plan.v == V) return f.template with<kLineChunk, V, false, false>();
+        return with_line_chunk_kernel<K, V / 2>(plan, f);
+    } else {
+        return f.template with<kLineChunk, 1, false, false>();
+    }
+}
+template <tscan_dtype K, class F> auto with_tile_kernel(const lookback_plan &plan, const F &f) {
+    using T = typename dtype_traits<K>::T;
+    if constexpr (takes_narrower_input(K)) {
+        if (plan.a.widens)
+            return plan.cols == kLineChunk ? f.template with<kLineChunk, 1, true, false>()
+                                           : f.template with<kColumnBlock, 1, true, false>();
+    }
+    if (plan.cols == kLineChunk) return with_line_chunk_kernel<K, axis_pack<T>()>(plan, f);
+    if constexpr (sizeof(T) == 4) {
+        if (plan.off_grid) return f.template with<kColumnBlock, line_pack<T>(), false, true>();
+    }
+    return plan.v > 1 ? f.template with<kColumnBlock, line_pack<T>(), false, false>()
+                      : f.template with<kColumnBlock, 1, false, false>();
+}
+
 // Workspace, in 64-bit words: the claim counter alone in its 32-byte sector, then the status
 // words, whole sectors (kSectorWords); all cleared before the kernel runs (a zero word is an
 // empty status).
