@@ -103,7 +103,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
     const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
 
-    extern __shared__ __align__(16) unsigned char s_dynamic[];
+#ifdef __CUDACC__
+    extern __shared__ __align__(16) unsigned char s_dynamic[];  // dynamic_smem_bytes<T, V>()
+#else  // tests/emulated: blocks run one after another, and __shared__ is static
+    alignas(16) static unsigned char s_dynamic[dynamic_smem_bytes<T, V>()];
+#endif
     S *const s_buffers = reinterpret_cast<S *>(s_dynamic);
     __shared__ tile_at s_tile[2];                   // the tile in each buffer
     __shared__ A s_warp_total[kWarps][kTileLines];  // the staged tile: each slice's total per line

@@ -112,6 +112,7 @@ inline unsigned __ballot_sync(unsigned, int predicate) {
 }
 inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
 template <class T> T min(T a, T b) { return b < a ? b : a; }
+template <class T> T max(T a, T b) { return a < b ? b : a; }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     const uint64_t bytes = (uint64_t)y << 32 | x;

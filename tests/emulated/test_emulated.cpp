@@ -1,5 +1,7 @@
 // Kernels' own source compiled for the host and run on CPU threads (simt.h), against
-// tscan_scan_reference: lookback's one-wave kernel (cuda/lookback/one_wave.cuh), the stream
+// tscan_scan_reference: lookback's tile kernel (cuda/lookback/tile_kernel.cuh: line chunks and
+// column blocks, packed or not, off the grid, widened, transposed stores) and one-wave kernel
+// (cuda/lookback/one_wave.cuh), the stream
 // kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh);
 // and two word-level helpers of rows and lookback's tile kernel against element-by-element
 // arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed
@@ -13,6 +15,7 @@
 
 #include "columns/kernel.cuh"
 #include "lookback/one_wave.cuh"
+#include "lookback/tile_kernel.cuh"
 #include "stream/kernel.cuh"
 #include "stream/lanes.cuh"
 
@@ -515,6 +518,125 @@ Test(emulated_one_wave, every_dtype_and_variant) {
                           tscan_dtype_name(dtype), (long long)lines, (long long)n, v, (long long)i);
         }
     }
+}
+
+// Lookback's tile kernel that with_tile_kernel picks for a plan, as launch_tiles runs it: two
+// blocks, the first of which claims every tile (blocks run one after another here), the second
+// finding none left. Claims go in the bands of an H100's 396 resident blocks.
+template <tscan_dtype K> struct emulated_tile_launch {
+    const lookback_plan &plan;
+    const tile_layout &L;
+    unsigned long long *words;  // tile_workspace_words, zeroed: the counter's sector, then statuses
+    template <int Cols, int V, bool Widen, bool OffGrid> tscan_status with() const {
+        using Traits = dtype_traits<K>;
+        const tile_status<typename Traits::A> st{words, words + kSectorWords};
+        tscan_emu::launch(2, block_threads<typename Traits::T, V>(), lookback_kernel<K, Cols, V, Widen, OffGrid>, plan.a,
+                          plan.out_word_line_step, L, st);
+        return TSCAN_SUCCESS;
+    }
+};
+template <tscan_dtype D> tscan_status run_emulated_tiles(const tscan_problem *p) {
+    constexpr tscan_dtype K = kernel_dtype(D);
+    using Traits = dtype_traits<K>;
+    const lookback_plan plan = make_plan<typename Traits::T>(p);
+    tile_layout L = make_layout<typename Traits::T, typename Traits::A>(plan);
+    L.band = claim_band(L.groups, 396);
+    std::vector<unsigned long long> words((size_t)tile_workspace_words(L), 0);
+    return with_tile_kernel<K>(plan, emulated_tile_launch<K>{plan, L, words.data()});
+}
+
+// A (d0, d1) tensor scanned along `axis` by the tile kernel: input rows `pitch` elements apart
+// (-1: d1), `offset` elements in, or stored transposed (input strides (1, d0)); output packed.
+struct tile_case {
+    tscan_dtype in, out;
+    int64_t d0, d1;
+    uint32_t axis;
+    int64_t pitch = -1;
+    int64_t offset = 0;
+    bool transposed = false;
+    // The form, which check_every_form sets.
+    tscan_op op = TSCAN_OP_SUM;
+    tscan_direction direction = TSCAN_INCREASING;
+    int exclusive = 0;
+};
+
+void check_tiles(const tile_case &c, std::mt19937_64 &rng) {
+    const int64_t pitch = c.pitch < 0 ? c.d1 : c.pitch, total = c.d0 * c.d1;
+    const int64_t in_count = c.offset + (c.transposed ? total : (c.d0 - 1) * pitch + c.d1);
+    const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
+    aligned_bytes in(in_count * in_size), out(total * out_size), want(total * out_size);
+    fill(c.in, c.op, in.p, in_count, rng);
+    std::memset(out.p, 0xa5, out.size);  // poison: every element must be written
+    const int64_t sizes[2] = {c.d0, c.d1};
+    const int64_t in_strides[2] = {c.transposed ? 1 : pitch, c.transposed ? c.d0 : 1};
+    const tscan_scan_desc desc = {c.op, c.axis, c.direction, c.exclusive, TSCAN_ALGO_LOOKBACK};
+    tscan_tensor tin, tout, twant;
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, 2, sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, 2, sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem p;
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    tscan_status s = TSCAN_ERROR_INTERNAL;
+    switch (c.out) {  // the kernels this suite compiles: 4-byte floats and integers, bytes, 2-byte integers, 8-byte floats
+    case TSCAN_FLOAT32: s = run_emulated_tiles<TSCAN_FLOAT32>(&p); break;
+    case TSCAN_INT32: s = run_emulated_tiles<TSCAN_INT32>(&p); break;
+    case TSCAN_UINT8: s = run_emulated_tiles<TSCAN_UINT8>(&p); break;
+    case TSCAN_INT16: s = run_emulated_tiles<TSCAN_INT16>(&p); break;
+    case TSCAN_FLOAT64: s = run_emulated_tiles<TSCAN_FLOAT64>(&p); break;
+    default: cr_assert_fail("no emulated tile kernel for %s", tscan_dtype_name(c.out));
+    }
+    cr_assert_eq(s, TSCAN_SUCCESS);
+    for (int64_t i = 0; i < total; ++i)
+        cr_assert(std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) == 0,
+                  "%s %s into %s, %lld x %lld along %d (pitch %lld, offset %lld%s), %s, %s: element %lld differs from "
+                  "the reference",
+                  tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.d0, (long long)c.d1,
+                  (int)c.axis, (long long)pitch, (long long)c.offset, c.transposed ? ", transposed" : "",
+                  c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive",
+                  (long long)i);
+}
+
+// Each case in the four forms (direction x exclusive), sums and products.
+template <size_t N> void check_every_form(const tile_case (&cases)[N], std::mt19937_64 &rng) {
+    for (tile_case c : cases)
+        for (int form = 0; form < 8; ++form) {
+            c.op = form & 4 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+            c.direction = form & 1 ? TSCAN_DECREASING : TSCAN_INCREASING;
+            c.exclusive = (form & 2) != 0;
+            check_tiles(c, rng);
+        }
+}
+
+// Tiles are 32 KB of slots: the long axes below run over three tiles and part of a fourth.
+Test(emulated_lookback, line_chunks) {
+    std::mt19937_64 rng(41);
+    const tile_case cases[] = {
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 3 * 8192 + 1000, 1},  // pairs a slot
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 1, 3 * 8192 + 7, 1, -1, 1},  // single elements
+        {TSCAN_UINT8, TSCAN_UINT8, 1, 3 * 32768 + 4097, 1},  // bytes in words, a tail
+        {TSCAN_UINT8, TSCAN_UINT8, 1, 3 * 8192 + 5, 1, -1, 3},  // serial blocks
+        {TSCAN_INT16, TSCAN_INT16, 1, 3 * 16384 + 77, 1},  // 16-byte slots, a tail
+        {TSCAN_INT16, TSCAN_INT16, 3, 3 * 8192 + 77, 1, 3 * 8192 + 78, 1},  // padded rows, serial blocks
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 1, 3 * 4096 + 5, 1},
+        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1},  // widened
+    };
+    check_every_form(cases, rng);
+}
+Test(emulated_lookback, column_blocks) {
+    std::mt19937_64 rng(42);
+    const tile_case cases[] = {
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 3 * 128 + 11, 128, 0},  // pairs of lines
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 3 * 128 + 11, 67, 0, 69},  // pairs off the grid
+        {TSCAN_UINT8, TSCAN_UINT8, 3 * 256 + 5, 128, 0},  // packed statuses
+        {TSCAN_INT16, TSCAN_INT16, 3 * 256 + 5, 33, 0, 33},  // serial blocks
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 3 * 128 + 9, 48, 0},
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 64, 3 * 256 + 17, 1, -1, 0, true},  // single lines, stored along them
+        {TSCAN_UINT8, TSCAN_UINT8, 128, 3 * 256 + 17, 1, -1, 0, true},
+        {TSCAN_INT16, TSCAN_INT32, 3 * 256 + 1, 40, 0},  // widened
+    };
+    check_every_form(cases, rng);
 }
 
 // Columns' realigned kernel: (outer, n, inner) blocks scanned along n (of at most four rows)
