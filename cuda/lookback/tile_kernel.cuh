@@ -490,7 +490,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // starts to finish the tile before, which waits on nothing, so that the claim's round trip
     // overlaps that finish: below.) Thread 0 finds a claim's tile (tile_of_claim divides) and
     // the block reads it from s_tile.
-    const auto claim = [&] { return tile_of_claim(L, (int64_t)atomicAdd(st.counter, 1ull)); };
+    const auto claim_index = [&] { return (int64_t)atomicAdd(st.counter, 1ull); };
+    const auto claim = [&] { return tile_of_claim(L, claim_index()); };
     // No tile can be claimed before the clear is done. Meanwhile each data thread fetches into L2
     // its rows of the tile of claim blockIdx.x, which the block's first claim most often takes
     // (blocks start, and so claim, in about index order): its loads then find them there.
@@ -537,8 +538,8 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         // inlined twice) and widened ones run their finish at the register cap, where holding
         // the claim through it spilled (ptxas: 16-108 bytes): they claim at the stage.
         constexpr bool kClaimAhead = !kOpCopies && !Widen;
-        unsigned long long next_claim = 0;
-        if (kClaimAhead && t == 0) next_claim = atomicAdd(st.counter, 1ull);
+        int64_t next_claim = 0;
+        if (kClaimAhead && t == 0) next_claim = claim_index();
         for (;;) {
             const int next_buf = buf ^ 1;
             if (lookback_warp) {
@@ -546,7 +547,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             } else {
                 // The other buffer was last read by the previous finish, and s_warp_total by the
                 // previous stage, which every data thread has passed before this barrier.
-                if (t == 0) s_tile[next_buf] = kClaimAhead ? tile_of_claim(L, (int64_t)next_claim) : claim();
+                if (t == 0) s_tile[next_buf] = kClaimAhead ? tile_of_claim(L, next_claim) : claim();
                 data_barrier();
                 const tile_at next = s_tile[next_buf];
                 if (next.chunk < L.chunks) staged(next, next_buf, rows_of_tile(next), next_within);
@@ -557,7 +558,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
             const tile_at tile = s_tile[buf];
             __syncthreads();  // the prefix of this tile, and the next tile's id and aggregate
             const bool last = s_tile[next_buf].chunk == L.chunks;
-            if (kClaimAhead && t == 0 && !last) next_claim = atomicAdd(st.counter, 1ull);
+            if (kClaimAhead && t == 0 && !last) next_claim = claim_index();
             if (!lookback_warp) finished(tile, buf, within, rows_of_tile(tile));
             if (last) break;
             buf = next_buf;
