@@ -9,8 +9,9 @@
 //     when a lane's loads are 8 bytes). A warp loads its own rows straight into registers,
 //     every load coalesced across neighbouring lines.
 //   - Contiguous axis, or fewer lines: cols = 1, a tile is a chunk of 32 KB of one line.
-//     Loads and stores are striped across the block (coalesced along the line) and
-//     transposed through shared memory so that each thread scans consecutive elements.
+//     Loads and stores are striped across each warp's lanes (coalesced along the line) and
+//     transposed through shared memory within the warp (the block for 1-byte elements), so
+//     that each thread scans consecutive elements.
 //
 // Elements narrower than 8 bytes move several to a load wherever the layout allows (packed):
 // a column block lane's "line" is then a word of neighbouring lines, 2 of 4-byte elements in

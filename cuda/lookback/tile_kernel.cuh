@@ -43,10 +43,12 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 //
 // Data thread t serves line group * Cols + t % Cols and the R consecutive rows of slice t / Cols.
 // A column block's warp is one slice and loads its rows straight into registers, coalesced
-// across lanes. A line chunk is loaded striped across the block (coalesced along the line)
-// and transposed through shared memory, padded one slot per 128 bytes so that each thread's
-// run of R slots starts on its own bank. Either way the tile waits in its buffer until the
-// prefix is known, so that it holds no registers then: a column block's rows of single
+// across lanes. A line chunk is loaded striped (each load 32 consecutive slots a warp,
+// coalesced along the line) and transposed through shared memory, padded one slot per 128
+// bytes so that each thread's run of R slots starts on its own bank. Its warp owns 32 R
+// consecutive slots and reads back only what its own lanes wrote, so that its transposes wait
+// on __syncwarp, not on the block (kWarpTransposes; 1-byte elements stripe across the block).
+// Either way the tile waits in its buffer until the prefix is known, so that it holds no registers then: a column block's rows of single
 // elements already scanned, anything else raw, to be scanned on the way out (kScanned).
 //
 // A column block whose output is contiguous along the axis (a transposed input: lines are
@@ -86,7 +88,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     // (byte_word_scan, byte_word_product_scan: common.cuh), a column block's sums (even_bytes).
     constexpr bool kByteWords = sizeof(T) == 1 && V == 4;
     constexpr int kSlots = 128 / sizeof(S);
-    constexpr int kRowStride = kTransposed ? kThreads : 1;  // between a thread's loaded rows
+    // A line chunk's transposes stay within each warp, but for 1-byte elements: the warp's
+    // first row costs them a register at the cap (ptxas spilled 20 bytes) and they ran 3-5 %
+    // slower on the H100, where wider ones gained 1-2.5 % (bench/NOTES.md §2).
+    constexpr bool kWarpTransposes = kTransposed && sizeof(T) > 1;
+    constexpr int kRowStride = kWarpTransposes ? 32 : kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
     static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
     static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
@@ -95,13 +101,16 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
     const int col = t % Cols;
     const bool lookback_warp = warp == kWarps;
-    const int first_row = kTransposed ? t : warp * R;
+    const int first_row = kWarpTransposes ? warp * 32 * R + lane : kTransposed ? t : warp * R;
     // A packed line chunk's slot holds its elements in reverse order when its step decreases.
     const bool in_reversed = kTransposed && V > 1 && a.in_step < 0;
     const bool out_reversed = kTransposed && V > 1 && a.out_step < 0;
-    // Shared-memory slot of the thread's row r, and of the slot loaded striped as row i.
+    // Shared-memory slot of the thread's row r, and of the slot loaded striped as row i (a line
+    // chunk's slot j along the axis lies at j + j / kSlots; the thread's row r is slot t R + r).
     const auto own_slot = [&](int r) { return kTransposed ? t * (R + R / kSlots) + r : r * (kThreads + 1) + t; };
-    const auto striped_slot = [&](int i) { return i * (kThreads + kThreads / kSlots) + t + t / kSlots; };
+    static_assert(!kTransposed || kRowStride % kSlots == 0, "a loaded row's padding is first_row's");
+    const int first_striped_slot = first_row + first_row / kSlots;
+    const auto striped_slot = [&](int i) { return first_striped_slot + i * (kRowStride + kRowStride / kSlots); };
 
 #ifdef __CUDACC__
     extern __shared__ __align__(16) unsigned char s_dynamic[];  // dynamic_smem_bytes<T, V>()
@@ -123,6 +132,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto data_barrier = [&] {
         if constexpr (kPipelined) s_data_sync.arrive_and_wait();
         else __syncthreads();
+    };
+    // A line chunk's transposes exchange slots within a warp, or across the block.
+    const auto transpose_barrier = [&] {
+        if constexpr (kWarpTransposes) __syncwarp();
+        else data_barrier();
     };
 
     // Where a data thread's rows of a tile are: its line's base pointers (null past the last
@@ -222,7 +236,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
         if (kTransposed) {
 #pragma unroll
             for (int i = 0; i < R; ++i) s_items[striped_slot(i)] = slots[i];
-            data_barrier();
+            transpose_barrier();
 #pragma unroll
             for (int r = 0; r < R; ++r) slots[r] = s_items[own_slot(r)];
         }
@@ -322,7 +336,6 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 #pragma unroll
         for (int j = 0; j < LV; ++j) running[j] = op(s_tile_prefix[buf][col * LV + j], within[j]);
         const bool line_by_line = !kTransposed && (a.out_step == 1 || a.out_step == -1);
-        const bool through_shared = kTransposed || line_by_line;
         A previous = running[0];  // scanned buffers: the inclusive scan before row r
         // 1-byte sums of a column block: lines 0 and 2, 1 and 3 in 16-bit lanes (R rows from a
         // byte each: no lane carries).
@@ -399,9 +412,11 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 }
             }
         }
-        if (through_shared) {
-            if (line_by_line && warp == 0) s_line_out[lane] = v.out;
+        if (line_by_line) {
+            if (warp == 0) s_line_out[lane] = v.out;
             data_barrier();
+        } else if (kTransposed) {
+            transpose_barrier();
         }
         if (line_by_line) {
             // A lane column c holds V lines (a word's) of kTileRows rows: kTileRows output words
