@@ -198,6 +198,7 @@ typedef struct tscan_auto_policy {
     int64_t lanes_max_inner;             /* ... of any length, over a packed block of this many lanes or fewer */
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
     int64_t pairs_lookback_min_run;      /* 4-byte lines in lookback's pairs, runs this long: lookback over columns' single lines */
+    int lookback_min_fill_pct;           /* many contiguous lines: lookback where its tiles are this full on average */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */

@@ -276,21 +276,29 @@ Test(auto_dispatch, pairs_of_4_byte_lines_go_to_lookback_where_columns_has_no_ve
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Many contiguous lines of whole look-back tiles (32 KB: none partly empty) go to lookback
- * for 2- to 8-byte elements (packed, for 2-byte ones); shorter lines, lines with a second tile
- * partly empty, one line of one 16 KB tile, 1-byte elements and single 2-byte elements stay with
- * rows (measured: bench/NOTES.md, "8-byte slots along a line"). */
-Test(auto_dispatch, many_lines_of_whole_tiles_go_to_lookback) {
+/* Many contiguous lines whose look-back tiles (32 KB) are on average at least three quarters
+ * full go to lookback for 2- to 8-byte elements (packed, for 2-byte ones), and for 1-byte ones
+ * over a tile a line; lines of half a tile, lines whose second tile is nearly or partly empty
+ * (5/8 full), one line of one 16 KB tile, 1-byte elements in one tile a line and single 2-byte
+ * elements stay with rows (measured: bench/NOTES.md §2, "long rows"; "8-byte slots along a line"). */
+Test(auto_dispatch, many_lines_of_filled_tiles_go_to_lookback) {
     static const layout_case cases[] = {
         {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT32, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT64, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_LOOKBACK},
         {TSCAN_FLOAT64, 2, {65536, 4096}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_FLOAT32, 2, {10922, 6144}, 1, 0, TSCAN_ALGO_LOOKBACK},  /* a tile 3/4 full */
+        {TSCAN_FLOAT32, 2, {5461, 12288}, 1, 0, TSCAN_ALGO_LOOKBACK},  /* two, 3/4 full */
+        {TSCAN_FLOAT32, 2, {4680, 14339}, 1, 0, TSCAN_ALGO_LOOKBACK},  /* no whole vectors */
+        {TSCAN_FLOAT64, 2, {3276, 10240}, 1, 0, TSCAN_ALGO_LOOKBACK},  /* three, 5/6 full */
+        {TSCAN_INT8, 2, {4681, 57344}, 1, 0, TSCAN_ALGO_LOOKBACK},     /* two, 7/8 full */
         {TSCAN_FLOAT16, 2, {32768, 8192}, 1, 0, TSCAN_ALGO_ROWS},  /* half a tile a line */
         {TSCAN_FLOAT32, 2, {65536, 4096}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT32, 2, {65536, 8200}, 1, 0, TSCAN_ALGO_ROWS},  /* a second tile nearly empty */
+        {TSCAN_FLOAT32, 2, {6553, 10240}, 1, 0, TSCAN_ALGO_ROWS},  /* two, 5/8 full */
         {TSCAN_FLOAT32, 1, {4096}, 0, 0, TSCAN_ALGO_ROWS},         /* one line */
         {TSCAN_INT8, 2, {16384, 32768}, 1, 0, TSCAN_ALGO_ROWS},
+        {TSCAN_INT8, 2, {6553, 40960}, 1, 0, TSCAN_ALGO_ROWS},     /* two, 5/8 full */
         {TSCAN_FLOAT16, 2, {16384, 16384}, 1, 1, TSCAN_ALGO_ROWS}, /* single elements */
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
