@@ -304,6 +304,29 @@ Test(auto_dispatch, many_lines_of_filled_tiles_go_to_lookback) {
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* The fill that lookback's tiles need follows the device's bandwidth against its SMs: with an
+ * H200's 4.81 TB/s (132 SMs) only whole tiles go to lookback, lines of tiles 3/4 full to rows;
+ * with the H100's 3.35 TB/s both go to lookback (above). */
+Test(auto_dispatch, the_fill_lookback_needs_follows_the_bandwidth) {
+    const struct {
+        int64_t sizes[2];
+        double memory_bytes_per_s;
+        tscan_algo expected;
+    } cases[] = {
+        {{5461, 12288}, 4.81e12, TSCAN_ALGO_ROWS},
+        {{32768, 8192}, 4.81e12, TSCAN_ALGO_LOOKBACK},
+        {{5461, 12288}, 3.35e12, TSCAN_ALGO_LOOKBACK},
+        {{6553, 10240}, 3.35e12, TSCAN_ALGO_ROWS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tscan_tensor in = view(FAKE_IN, 2, cases[i].sizes, NULL), out = view(FAKE_OUT, 2, cases[i].sizes, NULL);
+        const tscan_problem p = problem(&in, &out, 1, TSCAN_INCREASING);
+        const tscan_planning planning = {tscan_auto_policy_for(90), 132, cases[i].memory_bytes_per_s};
+        const tscan_algo chosen = tscan_choose_algo(&p, &planning);
+        cr_expect_eq(chosen, cases[i].expected, "case %zu: AUTO chose %s", i, tscan_algo_name(chosen));
+    }
+}
+
 /* One long line goes to CUB where CUB runs its tuned sum (forward) of 8-byte types below
  * 2^21 elements, or of 4-byte types below 2^20, unless the line packs in 16-byte vectors into
  * 2 to 528 one-wave tiles (16 KB each: lookback, from 32 KB, where rows took lines below 16384
