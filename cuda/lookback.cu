@@ -185,19 +185,11 @@ tscan_status launch(const tscan_launch_plan *plan, void *workspace, cudaStream_t
     return run_plan<lookback_call>(plan, workspace, stream);
 }
 
-// The blocks an SM holds (the launch bounds) of the line chunk kernel of pack v: one of
-// axis_pack's halvings down to min_axis_pack, or 1 (with_line_chunk_kernel's choice).
-template <class T, int V = axis_pack<T>()> constexpr int line_chunk_blocks_per_sm(int v) {
-    if constexpr (V >= min_axis_pack<T>()) return v == V ? blocks_per_sm<T, V>() : line_chunk_blocks_per_sm<T, V / 2>(v);
-    else return blocks_per_sm<T, 1>();
-}
-
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
 // to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), whether its column
 // blocks move words of lines (on the grid or off it), the tiles of its
 // one-wave path (a contiguous axis packed in 16-byte vectors, tiles of 16 KB; 0 where the layout
-// does not take it; it runs only when they all fit at once), the bytes of its other tiles, and
-// the blocks an SM holds of the line chunk kernel it would run.
+// does not take it; it runs only when they all fit at once), and the bytes of its other tiles.
 template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outline *o) {
     one_wave_plan wave;
     const lookback_plan plan = make_plan<T>(p);
@@ -205,7 +197,6 @@ template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outlin
     o->packs_lines = plan.cols == kColumnBlock && plan.v > 1;
     o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;
     o->tile_bytes = kTileBytes;
-    o->line_chunk_blocks_per_sm = plan.cols == kLineChunk ? line_chunk_blocks_per_sm<T>(plan.v) : 0;
 }
 
 void outline(const tscan_problem *p, tscan_strategy_outline *o) {

@@ -1,5 +1,5 @@
 /* device.c - what tscan needs to know of a device, read once per device and cached: its
- * multiprocessors, shared memory, memory bandwidth, pageable-memory access, and whether this build holds
+ * multiprocessors, shared memory, pageable-memory access, and whether this build holds
  * kernels it can run (the message for a device it was not built for is made here). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,11 +31,6 @@ static tscan_status read_device(int device, tscan_device_info *info) {
     info->smem_per_block_optin = prop.sharedMemPerBlockOptin;
     info->smem_per_sm = prop.sharedMemPerMultiprocessor;
     info->pageable_memory_access = prop.pageableMemoryAccess;
-    int memory_khz = 0, bus_bits = 0;
-    e = cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaDeviceGetAttribute (memory clock, bus width)", device);
-    info->memory_bytes_per_s = 2.0 * memory_khz * 1e3 * bus_bits / 8; /* double data rate */
     info->kernel_image = tscan_probe_kernel_image() == cudaSuccess;
     (void)cudaGetLastError(); /* a missing image is an answer here, not an error to leave pending */
     snprintf(info->name, sizeof info->name, "%s", prop.name);

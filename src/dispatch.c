@@ -87,13 +87,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
          * tiles when there are many lines, and for small elements that lookback would
          * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
-         * many lines whose tiles keep up with the memory: a block takes lookback_tile_ns a tile
-         * whatever it holds, so its resident blocks read at the copy's rate only from an
-         * average fill of the tiles up (the H100: 69 %; an H200, with 44 % more bandwidth and
-         * the same SMs, 98 %: whole tiles), while rows (a block a line) fall from 91 % of the
-         * copy on lines of 32 KB to 74 % on 64 KB (bench/NOTES.md §3.1, "Many contiguous
-         * lines"). Tiles of 1-byte elements take longer (words of bytes): they go over a tile a
-         * line only. */
+         * many lines of 2- to 8-byte elements whose tiles are on average at least
+         * lookback_min_fill_pct full: a tile costs its block a fixed chain of latencies
+         * whatever it holds, while rows (a block a line) fall past lines of 32 KB (91 % of the
+         * copy at 32 KB, 74 at 64 on the H100; 91 and 60 on an H200), so that lines of two
+         * tiles 3/4 full and of three 2/3 full ran faster on lookback on both GPUs, two 5/8 full
+         * on rows (bench/NOTES.md §3.1, "Many contiguous lines"). Lookback's 1-byte tiles
+         * (words of bytes) take longer: 1-byte lines keep the rule below. */
         const int many_lines = p->lines >= t->many_lines;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
          * idle, and lookback's single elements split them across blocks instead. */
@@ -101,12 +101,8 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
             return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
         const int64_t tile_units = lookback.tile_bytes / (words ? 4 : p->elem_size);
         const int64_t line_tiles = (n_units + tile_units - 1) / tile_units;
-        const double copy_read_bytes_per_ns = plan->memory_bytes_per_s / 2 * t->copy_share_of_peak_pct / 100 / 1e9;
-        const double tiles_per_ns = (double)lookback.line_chunk_blocks_per_sm * sms / (double)t->lookback_tile_ns;
-        const double fill_needed = tiles_per_ns > 0 ? copy_read_bytes_per_ns / (tiles_per_ns * (double)lookback.tile_bytes) : 1;
-        const int tiles_filled = (double)n_units >= (fill_needed < 1 ? fill_needed : 1) * (double)(line_tiles * tile_units);
-        if (many_lines && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled &&
-            (p->elem_size >= 2 || n_units > t->rows_max_units))
+        const int tiles_filled = 100 * n_units >= t->lookback_min_fill_pct * line_tiles * tile_units;
+        if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled)
             return TSCAN_ALGO_LOOKBACK;
         if (n_units <= t->rows_max_units || (many_lines && n_units < t->rows_max_units_many_lines))
             return TSCAN_ALGO_ROWS;

@@ -15,8 +15,7 @@
     .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                     \
     .columns_short_line_bytes = 16, .columns_short_line_min_bytes = 4, .stream_short_line_bytes = 64,          \
     .stream_unaligned_line_bytes = 512, .lanes_min_n = 1024, .lanes_max_inner = 32,    \
-    .lanes_along_lines_min = 4, .pairs_lookback_min_run = 64, .lookback_tile_ns = 5900,   \
-    .copy_share_of_peak_pct = 90
+    .lanes_along_lines_min = 4, .pairs_lookback_min_run = 64, .lookback_min_fill_pct = 66
 
 /* Highest cc first: a device takes the first row whose min_cc it reaches. */
 static const tscan_auto_policy rows[] = {
@@ -34,13 +33,11 @@ const tscan_auto_policy *tscan_auto_policy_for(int cc) {
 
 tscan_planning tscan_planning_for_current_device(void) {
     enum { H100_CC = 90, H100_SMS = 132 };
-    const double h100_bytes_per_s = 2.0 * 2619e6 * 5120 / 8; /* HBM3 at 2619 MHz, 5120 bits */
     const tscan_device_info *info = NULL;
-    tscan_planning plan = {tscan_auto_policy_for(H100_CC), H100_SMS, h100_bytes_per_s};
+    tscan_planning plan = {tscan_auto_policy_for(H100_CC), H100_SMS};
     if (tscan_device_present() && tscan_current_device_info(&info) == TSCAN_SUCCESS) {
         plan.policy = tscan_auto_policy_for(info->cc);
         plan.sm_count = info->sm_count;
-        plan.memory_bytes_per_s = info->memory_bytes_per_s;
     }
     return plan;
 }

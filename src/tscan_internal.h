@@ -152,7 +152,6 @@ typedef struct tscan_device_info {
     size_t smem_per_block_optin;  /* shared memory a block can have, opted in */
     size_t smem_per_sm;
     int pageable_memory_access;   /* the device reads pageable host memory */
-    double memory_bytes_per_s;    /* peak DRAM bandwidth, both ways: 2 x memory clock x bus width */
     int kernel_image;             /* this build holds code that the device runs */
 } tscan_device_info;
 
@@ -199,20 +198,17 @@ typedef struct tscan_auto_policy {
     int64_t lanes_max_inner;             /* ... of any length, over a packed block of this many lanes or fewer */
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
     int64_t pairs_lookback_min_run;      /* 4-byte lines in lookback's pairs, runs this long: lookback over columns' single lines */
-    int64_t lookback_tile_ns;            /* a pipelined line chunk's serial steps a tile (claim, loads, look-back, stores) */
-    int copy_share_of_peak_pct;          /* a copy's rate, in % of the memory's peak */
+    int lookback_min_fill_pct;           /* many contiguous lines: lookback where its tiles are this full on average */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
 const tscan_auto_policy *tscan_auto_policy_for(int cc);
 
-/* What AUTO plans with: the current device's row, SM count and bandwidth, or an H100's (sm_90,
- * 132 SMs, 3.35 TB/s)
+/* What AUTO plans with: the current device's row and SM count, or an H100's (sm_90, 132 SMs)
  * where no device answers (a host-only query; nothing will run). */
 typedef struct tscan_planning {
     const tscan_auto_policy *policy;
     int sm_count;
-    double memory_bytes_per_s; /* peak, both ways (tscan_device_info) */
 } tscan_planning;
 tscan_planning tscan_planning_for_current_device(void);
 
@@ -228,7 +224,6 @@ typedef struct tscan_strategy_outline {
                                  stream: its lanes form scans them as 32-bit words */
     int64_t one_wave_tiles;   /* tiles of a path that needs them all resident at once */
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
-    int line_chunk_blocks_per_sm; /* lookback: blocks of its line chunks' kernel that an SM holds */
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
