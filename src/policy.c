@@ -1,6 +1,6 @@
 /* policy.c - AUTO's tuning: one row per architecture, chosen by the device at hand. Every
- * threshold below was measured on an H100, the short-line, strided-output and lanes ones on an
- * H200 too (bench/NOTES.md §3.1 has the evidence, rule by rule);
+ * threshold below was measured on an H100, the short-line, strided-output, lanes and
+ * long-row fill ones on an H200 too (bench/NOTES.md §3.1 has the evidence, rule by rule);
  * the rows of other architectures hold Hopper's values, and say so, until a sweep on such a
  * part replaces them (ARCHITECTURE.md, "Adding an architecture"). What the device itself
  * tells (its SM count) is read from it, not tabled. The kernels' compile-time tuning lives
