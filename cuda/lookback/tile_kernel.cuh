@@ -48,8 +48,9 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // bytes so that each thread's run of R slots starts on its own bank. Its warp owns 32 R
 // consecutive slots and reads back only what its own lanes wrote, so that its transposes wait
 // on __syncwarp, not on the block (kWarpTransposes; 1-byte elements stripe across the block).
-// Either way the tile waits in its buffer until the prefix is known, so that it holds no registers then: a column block's rows of single
-// elements already scanned, anything else raw, to be scanned on the way out (kScanned).
+// Either way the tile waits in its buffer until the prefix is known, so that it holds no
+// registers then: a column block's rows of single elements already scanned, anything else raw,
+// to be scanned on the way out (kScanned).
 //
 // A column block whose output is contiguous along the axis (a transposed input: lines are
 // neighbours in the input, rows in the output) stores line by line instead: the finished
