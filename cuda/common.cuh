@@ -157,6 +157,12 @@ tscan_status dispatch_pair(tscan_dtype in, tscan_dtype out, Args &&...args) {
 // kernel of their width (kernel_dtype): the conversion keeps the same low bits either way, and
 // an input of the output's width (int32 into uint32) is already the unsigned kernel's bits.
 
+// The unsigned integer of N bytes (1, 2, 4 or 8).
+template <size_t N>
+using unsigned_bytes =
+    std::conditional_t<N == 1, uint8_t,
+                       std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
+
 // Whether some narrower input may scan into D (tscan_pair_allowed): the kernels of the others
 // (uint8, float16, bfloat16) compile no widening path, and keep their registers.
 constexpr bool takes_narrower_input(tscan_dtype d) {
@@ -227,6 +233,44 @@ __device__ __forceinline__ void read_widened_rows(typename dtype_traits<D>::T (&
     }
 }
 
+// Rows lo..hi-1 of a narrower input of dtype In as words of V consecutive elements (row i's at p
+// + i * step_bytes, in memory order), each element converted to D's storage type and passed on
+// as put(i, j, x), element j of row i; the other rows pass zeros. As read_converted_rows: every
+// word is loaded before any is converted.
+template <tscan_dtype In, tscan_dtype D, int V, int R, class Put>
+__device__ __forceinline__ void read_converted_words(const Put &put, const char *p, int64_t step_bytes, int64_t lo,
+                                                     int64_t hi) {
+    using TI = typename dtype_traits<In>::T;
+    using Word = unsigned_bytes<V * sizeof(TI)>;
+    Word raw[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i, p += step_bytes) raw[i] = i >= lo && i < hi ? *reinterpret_cast<const Word *>(p) : Word{};
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const auto bits = (unsigned_bytes<sizeof(TI)>)(raw[i] >> (j * 8 * sizeof(TI)));
+            put(i, j, widened<In, typename dtype_traits<D>::T>(::cuda::std::bit_cast<TI>(bits)));
+        }
+    }
+}
+// The same for the run-time input dtype `in`.
+template <tscan_dtype D, int V, int R, class Put>
+__device__ __forceinline__ void read_widened_words(const Put &put, const char *p, int64_t step_bytes, int64_t lo,
+                                                   int64_t hi, tscan_dtype in) {
+    switch (in) {
+#define TSCAN_WIDEN_WORDS(I, name, bytes, kind)                                               \
+    case I:                                                                                   \
+        if constexpr (bytes < sizeof(typename dtype_traits<D>::T) && tscan_pair_allowed(I, D)) \
+            read_converted_words<I, D, V, R>(put, p, step_bytes, lo, hi);                     \
+        break;
+        TSCAN_DTYPE_LIST(TSCAN_WIDEN_WORDS)
+#undef TSCAN_WIDEN_WORDS
+    default:
+        break;
+    }
+}
+
 // ---- the operator: a run-time choice, uniform across the launch --------------------------
 // Two starting values. identity() is what the definition starts an exclusive scan from (+0 for
 // sums). neutral() leaves every x unchanged, -0 included: -0 for a float sum, since +0 + -0 is
@@ -253,8 +297,7 @@ template <class A, bool Prod> struct fixed_op {
 };
 
 // ---- elements packed in a wider word W (32 or 64 bits), element 0 at the lowest address ----
-template <class T>
-using element_bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>>;
+template <class T> using element_bits = unsigned_bytes<sizeof(T)>;
 template <class T, class W> __device__ __forceinline__ T word_element(W w, int j) {
     static_assert(sizeof(T) < sizeof(W), "elements narrower than the word");
     return ::cuda::std::bit_cast<T>((element_bits<T>)(w >> (j * 8 * sizeof(T))));
@@ -584,9 +627,10 @@ __device__ __forceinline__ int lines_in_group(const scan_args &a, int64_t g, int
 }
 
 // The lines of both tensors lie on one grid of vectors of w (the same head in each): the head,
-// or -1.
+// or -1. elem_size is the output's element size; the input's is a.in_bytes (narrower when
+// the output is wider).
 inline int axis_head_in_vectors_of(const scan_args &a, int64_t w, size_t elem_size) {
-    const int head = side_axis_head(a, input_side(a), w, elem_size);
+    const int head = side_axis_head(a, input_side(a), w, (size_t)a.in_bytes);
     return head == side_axis_head(a, output_side(a), w, elem_size) ? head : -1;
 }
 // The axis packed by w in both tensors: every line whole vectors.
@@ -600,7 +644,7 @@ inline bool axis_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
 // which it returns. Needs head = axis_head_in_vectors_of(a, w) >= 0.
 inline int pack_axis(scan_args &a, int64_t w, size_t elem_size, int head) {
     // The first scan element's place in its vector, in memory order, on either side.
-    a.in -= (a.in_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
+    a.in -= (a.in_step > 0 ? head : w - 1 - head) * a.in_bytes;
     a.out -= (a.out_step > 0 ? head : w - 1 - head) * (int64_t)elem_size;
     const int tail = (int)((head + a.n) % w);
     a.n = (head + a.n + w - 1) / w;

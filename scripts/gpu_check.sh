@@ -50,9 +50,11 @@ fi
 step racecheck timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
   --backend gpu --shape 3000x200 --axis 0 --shape 300x20000 --axis 1 --shape 20000x100 --axis 1 \
   --shape 70000 --axis 0 --shape 300x2000x12 --axis 1 --shape 2000x600 --axis 1 --layout transposed --algo all --dtype float32,float64,int8 --min-samples 2 --warmup 0 --time-limit 0.01
-# Wider outputs: columns' widened vectors stage each warp's outputs in shared memory.
+# Wider outputs: columns' widened vectors stage each warp's outputs in shared memory; lookback's
+# line chunks of input words (a line of whole words and one in part).
 step racecheck-wider timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
-  --backend gpu --shape 2x600000 --axis 0 --shape 300x2000x12 --axis 1 --algo columns,lookback \
+  --backend gpu --shape 2x600000 --axis 0 --shape 300x2000x12 --axis 1 --shape 300x4000 --axis 1 --shape 100003 --axis 0 \
+  --algo columns,lookback \
   --dtype uint8,int16 --output-dtype int32 --min-samples 2 --warmup 0 --time-limit 0.01
 grep -a -E '\[(FAIL|----)\]' "$log" | head -40
 printf '%s\n' "${summary[@]}"

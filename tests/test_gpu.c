@@ -291,7 +291,7 @@ static void run_wider_case(gu_arena *a, gu_tally *t, int in, int out, const gu_s
 /* Shapes that reach each widening strategy as AUTO routes them: one long line (CUB), rows short
  * and long (rows), a strided axis with many columns and with few (columns), a middle axis. */
 static const gu_shape wider_shapes[] = {
-    {1, {100000}, 0}, {2, {300, 1000}, 1}, {2, {3, 70000}, 1}, {2, {5000, 300}, 0}, {2, {70000, 3}, 0}, {3, {3, 500, 17}, 1},
+    {1, {100003}, 0}, {2, {300, 1000}, 1}, {2, {3, 70000}, 1}, {2, {5000, 300}, 0}, {2, {70000, 3}, 0}, {3, {3, 500, 17}, 1},
 };
 /* And columns' vectors of a narrower input (16 bytes of it a thread, widened in registers), for
  * every narrower pair, packed and aligned, over lines enough for them (a block an SM: 33792

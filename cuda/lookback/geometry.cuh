@@ -34,6 +34,8 @@ template <class T> constexpr int line_pack() { return sizeof(T) < 4 ? 4 / (int)s
 template <class T> constexpr int axis_pack() {
     return sizeof(T) == 1 ? 4 : sizeof(T) == 2 ? 8 : sizeof(T) == 4 ? 2 : 1;
 }
+// A line chunk of a narrower input (a wider output): 16 bytes of the output a slot.
+template <class T> constexpr int widened_axis_pack() { return 16 / (int)sizeof(T); }
 // The narrowest pack that still fills a slot (2 or more): a line chunk whose layout does not
 // allow axis_pack tries halving it down to this (2-byte elements: 8, 4, then 2), else takes 1
 // (as do 8-byte elements, whose axis_pack is 1).

@@ -31,6 +31,18 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
     return (pipelined<T, V>() ? 2 : 1) * (size_t)buffer_slots<slot_t<T, V>>() * sizeof(slot_t<T, V>);
 }
 
+// A packed widened line chunk's slot that holds the line in part: elements [first, end)
+// (memory order) of the narrower input at row, converted, the others `fill`.
+template <tscan_dtype D, int V>
+__device__ __noinline__ slot_t<typename dtype_traits<D>::T, V> widened_part_slot(const char *row, int first, int end,
+                                                                                   typename dtype_traits<D>::T fill,
+                                                                                   int64_t in_bytes, tscan_dtype in) {
+    using IO = slot_io<typename dtype_traits<D>::T, V>;
+    typename IO::S slot{};
+    for (int j = 0; j < V; ++j) slot = IO::with(slot, j, j >= first && j < end ? read_widened<D>(row + j * in_bytes, in) : fill);
+    return slot;
+}
+
 // A pipelined block is 8 data warps and one look-back warp, with two tile buffers in shared
 // memory. While the look-back warp finds the prefix of the current tile, the data warps claim,
 // load, reduce and publish the next one into the other buffer; then they finish the current
@@ -59,8 +71,9 @@ template <class T, int V> constexpr size_t dynamic_smem_bytes() {
 // of V rows when a slot holds V lines).
 //
 // Widen: the input is narrower than the output D (a wider output, CONTRACT §1.2), of the
-// run-time dtype a.in_dtype. Its elements load one a slot (V = 1), converted to D's type on
-// the way in (read_widened_rows); from there the tile is the same-type one.
+// run-time dtype a.in_dtype, converted to D's type on the way in (read_widened_rows); from
+// there the tile is the same-type one. A column block loads one element a slot (V = 1); a
+// packed line chunk a word of the input that holds a slot's V elements.
 //
 // OffGrid: a column block of 4-byte pairs that lie off their grid in some rows, or hold a run's
 // last line alone (lookback_plan::off_grid): each row of a word loads and stores whole where it
@@ -95,7 +108,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr bool kWarpTransposes = kTransposed && sizeof(T) > 1;
     constexpr int kRowStride = kWarpTransposes ? 32 : kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
-    static_assert(!Widen || V == 1, "a narrower input loads one element a slot");
+    static_assert(!Widen || V == 1 || kTransposed, "a narrower input's column blocks load one element a slot");
     static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
@@ -197,12 +210,19 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     const auto stage = [&](tile_at tile, int buf, const rows_of &v, A(&within)[LV], const scan_op<A> &item_op) {
         S *const s_items = s_buffers + buf * buffer_slots<S>();
         S slots[R];
-        if constexpr (Widen) {
+        if constexpr (Widen && V == 1) {
             T x[R];
-            read_widened_rows<D>(x, v.in + v.k0 * a.in_step * a.in_bytes, kRowStride * a.in_step * a.in_bytes,
-                                 0, (v.left + kRowStride - 1) / kRowStride, a.in_dtype);
+            read_widened_rows<D>(x, v.in + v.k0 * a.in_step * a.in_bytes, kRowStride * a.in_step * a.in_bytes, 0,
+                                 (v.left + kRowStride - 1) / kRowStride, a.in_dtype);
 #pragma unroll
             for (int i = 0; i < R; ++i) slots[i] = IO::with(S{}, 0, x[i]);
+        } else if constexpr (Widen) {
+            // A packed line chunk: whole rows as words of the input.
+#pragma unroll
+            for (int i = 0; i < R; ++i) slots[i] = S{};
+            read_widened_words<D, V, R>([&](int i, int j, T x) { slots[i] = IO::with(slots[i], j, x); },
+                                        v.in + v.k0 * a.in_step * a.in_bytes, kRowStride * a.in_step * a.in_bytes,
+                                        v.head_part ? 1 : 0, (v.whole + kRowStride - 1) / kRowStride, a.in_dtype);
         } else {
             int64_t offset = v.k0 * a.in_step;
             const int64_t step = kRowStride * a.in_step;
@@ -217,16 +237,23 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                     slots[i] = is_whole_row(v, i) ? IO::load(v.in + offset) : S{};
                 }
             }
-            if constexpr (kTransposed) {
-                if (v.head_part || v.whole < v.left) {
+        }
+        // A line chunk's rows that hold the line in part load element by element; a narrower
+        // input's out of line (they are rare, and inlined they cost registers: every packed
+        // widened kernel spilled).
+        if constexpr (kTransposed && !(Widen && V == 1)) {
+            if (v.head_part || v.whole < v.left) {
 #pragma unroll
-                    for (int i = 0; i < R; ++i) {
-                        if (!is_part_row(v, i)) continue;
-                        int first, end;
-                        part_of_row(v, i, a.in_step, first, end);
-                        slots[i] = IO::load_part(v.in + (v.k0 + i * kRowStride) * a.in_step, first, end,
-                                                 Traits::store(op.neutral()));
-                    }
+                for (int i = 0; i < R; ++i) {
+                    if (!is_part_row(v, i)) continue;
+                    int first, end;
+                    part_of_row(v, i, a.in_step, first, end);
+                    const int64_t at = (v.k0 + i * kRowStride) * a.in_step;
+                    if constexpr (Widen)
+                        slots[i] = widened_part_slot<D, V>(v.in + at * a.in_bytes, first, end,
+                                                           Traits::store(op.neutral()), a.in_bytes, a.in_dtype);
+                    else
+                        slots[i] = IO::load_part(v.in + at, first, end, Traits::store(op.neutral()));
                 }
             }
         }

@@ -74,6 +74,9 @@ template <class Kernel, class... Args> void launch(unsigned grid, unsigned threa
 #define __shared__ static
 #undef __launch_bounds__
 #define __launch_bounds__(...)
+#ifndef __noinline__  // cuda_runtime.h defines it for nvcc only
+#define __noinline__ __attribute__((noinline))
+#endif
 #define threadIdx (::tscan_emu::ctx.thread_idx)
 #define blockIdx (::tscan_emu::ctx.block_idx)
 #define blockDim (::tscan_emu::ctx.block_dim)

@@ -620,7 +620,11 @@ Test(emulated_lookback, line_chunks) {
         {TSCAN_INT16, TSCAN_INT16, 1, 3 * 16384 + 77, 1},  // 16-byte slots, a tail
         {TSCAN_INT16, TSCAN_INT16, 3, 3 * 8192 + 77, 1, 3 * 8192 + 78, 1},  // padded rows, serial blocks
         {TSCAN_FLOAT64, TSCAN_FLOAT64, 1, 3 * 4096 + 5, 1},
-        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1},  // widened
+        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1},  // widened: words of 4 bytes, a line in part at its end
+        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1, -1, 2},  // off the output's grid: one element a slot
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 1, 3 * 8192 + 6, 1},
+        {TSCAN_FLOAT32, TSCAN_FLOAT64, 1, 3 * 4096 + 3, 1},
+        {TSCAN_INT16, TSCAN_INT32, 2, 3 * 8192 + 76, 1, 3 * 8192 + 80},  // lines of whole words
     };
     check_every_form(cases, rng);
 }
