@@ -161,12 +161,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     return TSCAN_ALGO_LOOKBACK;
 }
 
-/* A wider output: lookback loads the narrower input an element at a time, converts it, and
- * runs its column blocks 2 to an SM (bench/NOTES.md §3.1, "Wider outputs"). Along memory it
- * leads rows on lines longer than rows_max_units, whatever their number (the one-width rules
- * weigh packed slots, which a narrower input does not have). It leads CUB's converting
- * iterator on one to four long lines, strided too; shorter strided ones go to CUB, not to a
- * thread each. Across memory, columns leads its column blocks from columns_from_lines lines,
+/* A wider output: lookback converts the narrower input as it loads it, an element at a time
+ * or, in line chunks on the grid of 16-byte output slots, a word of it a slot, and runs its
+ * column blocks 2 to an SM (bench/NOTES.md §3.1, "Wider outputs"). Along memory it leads rows
+ * on lines longer than rows_max_units, whatever their number (measured before the words: the
+ * one-width rules weigh packed slots, which a narrower input's rows do not have). It leads
+ * CUB's converting iterator on one to four long lines, strided too; shorter strided ones go to
+ * CUB, not to a thread each. Across memory, columns leads its column blocks from columns_from_lines lines,
  * 4- and 8-byte inputs included. */
 tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
