@@ -167,8 +167,8 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
  * on lines longer than rows_max_units, whatever their number (measured before the words: the
  * one-width rules weigh packed slots, which a narrower input's rows do not have). It leads
  * CUB's converting iterator on one to four long lines, strided too; shorter strided ones go to
- * CUB, not to a thread each. Across memory, columns leads its column blocks from columns_from_lines lines,
- * 4- and 8-byte inputs included. */
+ * CUB, not to a thread each. Across memory, columns leads its column blocks from
+ * columns_from_lines lines, 4- and 8-byte inputs included. */
 tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
     const tscan_algo same_width = same_width_algo(p, plan);
