@@ -585,15 +585,16 @@ inline bool whole_line_vectors(const scan_args &a, int64_t w) {
     return a.batch.ndim > 0 && a.batch.sizes[a.batch.ndim - 1] % w == 0;
 }
 
-// Lines packed by w in both tensors.
+// Lines packed by w in both tensors. elem_size is the output's element size; the input's is
+// a.in_bytes (narrower when the output is wider), as for axis_head_in_vectors_of.
 inline bool lines_packed_by(const scan_args &a, int64_t w, size_t elem_size) {
-    return whole_line_vectors(a, w) && side_lines_packed_by(a, input_side(a), w, elem_size) &&
+    return whole_line_vectors(a, w) && side_lines_packed_by(a, input_side(a), w, (size_t)a.in_bytes) &&
            side_lines_packed_by(a, output_side(a), w, elem_size);
 }
 
 // A transposing layout: lines packed by w in the input, the axis packed by w in the output.
 inline bool lines_packed_into_axis_by(const scan_args &a, int64_t w, size_t elem_size) {
-    return whole_line_vectors(a, w) && a.n % w == 0 && side_lines_packed_by(a, input_side(a), w, elem_size) &&
+    return whole_line_vectors(a, w) && a.n % w == 0 && side_lines_packed_by(a, input_side(a), w, (size_t)a.in_bytes) &&
            side_axis_packed_by(a, output_side(a), w, elem_size);
 }
 

@@ -135,11 +135,11 @@ template <class T, int V> struct slot_io {
 // element at a time: 2-byte loads in 3 blocks keep too few bytes in flight.
 template <class T, int V> constexpr bool pipelined() { return slot_io<T, V>::kFull; }
 template <class T, int V> constexpr int block_threads() { return pipelined<T, V>() ? kThreads + 32 : kThreads; }
-// A column block of a narrower input (Widen: each row converted on load) needs ~96 registers;
-// at 3 blocks it spilled 100-570 bytes, and 2 blocks ran 6-18 % faster on the H100
-// (bench/NOTES.md §3.1, "Wider outputs").
+// A column block of single lines of a narrower input (Widen, V = 1: each row converted on
+// load) needs ~96 registers; at 3 blocks it spilled 100-570 bytes, and 2 blocks ran 6-18 %
+// faster on the H100 (bench/NOTES.md §3.1, "Wider outputs"). Its pairs (half the rows) fit 3.
 template <class T, int V, bool WidenColumns = false> constexpr int blocks_per_sm() {
-    return WidenColumns ? 2 : pipelined<T, V>() ? 3 : 4;
+    return WidenColumns && V == 1 ? 2 : pipelined<T, V>() ? 3 : 4;
 }
 
 // Slots each thread holds: 128 bytes of them (32 of 4 bytes, 16 of 8, 8 of 16), so a tile

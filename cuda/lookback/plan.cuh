@@ -38,29 +38,28 @@ struct lookback_plan {
 // three blocks an SM, too few in flight (they lost 4-17 to the serial single elements on the
 // H100: bench/NOTES.md §2), nor where the output runs along the axis (the transposed input's
 // line-by-line stores need whole words).
-// A narrower input (a wider output, T the output's type) packs only as a line chunk, whose
-// slots then hold 16 bytes of the output (kWidenedAxisPack elements, each row of them loaded
-// as one word of the input); in column blocks its elements load one at a time.
+// A narrower input (a wider output, T the output's type) packs its column blocks as the
+// output's type does (the lines' words on the grid of each tensor's elements: a word of the
+// input holds a slot's lines), never off the grid; its line chunks take slots of 16 bytes of
+// the output (kWidenedAxisPack elements, each row of them loaded as one word of the input).
 template <class T> lookback_plan make_plan(const tscan_problem *p) {
     constexpr int kLinePack = line_pack<T>(), kAxisPack = axis_pack<T>(), kWidenedAxisPack = widened_axis_pack<T>();
     lookback_plan plan{make_scan_args(p), kLineChunk, 1, 0, 0, 0, 0, 0, false};
     const bool contiguous_axis = llabs(p->in_step) <= 1 && llabs(p->out_step) == 1;
     plan.cols = !contiguous_axis && p->lines >= 16 ? kColumnBlock : kLineChunk;
-    if (plan.a.widens) {
-        const int head = plan.cols == kLineChunk ? axis_head_in_vectors_of(plan.a, kWidenedAxisPack, sizeof(T)) : -1;
-        if (head >= 0) {
-            plan.axis_tail = pack_axis(plan.a, kWidenedAxisPack, sizeof(T), head);
-            plan.axis_head = head;
-            plan.v = kWidenedAxisPack;
-        }
-        return plan;
-    }
     const int last = plan.a.batch.ndim - 1;
     if (plan.cols == kColumnBlock && kLinePack > 1 &&
         (lines_packed_by(plan.a, kLinePack, sizeof(T)) || lines_packed_into_axis_by(plan.a, kLinePack, sizeof(T)))) {
         plan.out_word_line_step = plan.a.batch.out_strides[last];
         pack_lines(plan.a, kLinePack);
         plan.v = kLinePack;
+    } else if (plan.a.widens) {
+        const int head = plan.cols == kLineChunk ? axis_head_in_vectors_of(plan.a, kWidenedAxisPack, sizeof(T)) : -1;
+        if (head >= 0) {
+            plan.axis_tail = pack_axis(plan.a, kWidenedAxisPack, sizeof(T), head);
+            plan.axis_head = head;
+            plan.v = kWidenedAxisPack;
+        }
     } else if (plan.cols == kColumnBlock && sizeof(T) == 4 && llabs(plan.a.out_step) != 1 &&
                lines_neighbour(plan.a, kLinePack)) {
         plan.run_lines = plan.a.batch.sizes[last];
@@ -118,10 +117,15 @@ template <tscan_dtype K, int V, class F> auto with_line_chunk_kernel(const lookb
 template <tscan_dtype K, class F> auto with_tile_kernel(const lookback_plan &plan, const F &f) {
     using T = typename dtype_traits<K>::T;
     if constexpr (takes_narrower_input(K)) {
-        if (plan.a.widens)
-            return plan.cols == kColumnBlock ? f.template with<kColumnBlock, 1, true, false>()
-                   : plan.v > 1              ? f.template with<kLineChunk, widened_axis_pack<T>(), true, false>()
-                                             : f.template with<kLineChunk, 1, true, false>();
+        if (plan.a.widens) {
+            if (plan.cols == kLineChunk)
+                return plan.v > 1 ? f.template with<kLineChunk, widened_axis_pack<T>(), true, false>()
+                                  : f.template with<kLineChunk, 1, true, false>();
+            if constexpr (line_pack<T>() > 1) {
+                if (plan.v > 1) return f.template with<kColumnBlock, line_pack<T>(), true, false>();
+            }
+            return f.template with<kColumnBlock, 1, true, false>();
+        }
     }
     if (plan.cols == kLineChunk) return with_line_chunk_kernel<K, axis_pack<T>()>(plan, f);
     if constexpr (sizeof(T) == 4) {

@@ -72,8 +72,9 @@ __device__ __noinline__ slot_t<typename dtype_traits<D>::T, V> widened_part_slot
 //
 // Widen: the input is narrower than the output D (a wider output, CONTRACT §1.2), of the
 // run-time dtype a.in_dtype, converted to D's type on the way in (read_widened_rows); from
-// there the tile is the same-type one. A column block loads one element a slot (V = 1); a
-// packed line chunk a word of the input that holds a slot's V elements.
+// there the tile is the same-type one. Packed (V > 1), each row of a slot's V elements (a
+// column block's V lines, a line chunk's V consecutive elements) loads as one word of the
+// input (read_widened_words); else one element a slot.
 //
 // OffGrid: a column block of 4-byte pairs that lie off their grid in some rows, or hold a run's
 // last line alone (lookback_plan::off_grid): each row of a word loads and stores whole where it
@@ -108,7 +109,6 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
     constexpr bool kWarpTransposes = kTransposed && sizeof(T) > 1;
     constexpr int kRowStride = kWarpTransposes ? 32 : kTransposed ? kThreads : 1;  // between a thread's loaded rows
     static_assert(R == kSlots, "a thread's run of rows is one 128-byte row of banks");
-    static_assert(!Widen || V == 1 || kTransposed, "a narrower input's column blocks load one element a slot");
     static_assert(!OffGrid || (Cols == kColumnBlock && V == 2 && sizeof(T) == 4 && !Widen), "pairs off the grid");
     static_assert((R - 1) * (kThreads + 1) + kThreads <= buffer_slots<S>(), "a column block's padded slots fit a buffer");
     const scan_op<A> op{a.prod};
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
 #pragma unroll
             for (int i = 0; i < R; ++i) slots[i] = IO::with(S{}, 0, x[i]);
         } else if constexpr (Widen) {
-            // A packed line chunk: whole rows as words of the input.
+            // Whole rows as words of the input (a line chunk's first row may hold its line in part).
 #pragma unroll
             for (int i = 0; i < R; ++i) slots[i] = S{};
             read_widened_words<D, V, R>([&](int i, int j, T x) { slots[i] = IO::with(slots[i], j, x); },

@@ -535,10 +535,11 @@ template <tscan_dtype K> struct emulated_tile_launch {
         return TSCAN_SUCCESS;
     }
 };
-template <tscan_dtype D> tscan_status run_emulated_tiles(const tscan_problem *p) {
+template <tscan_dtype D> tscan_status run_emulated_tiles(const tscan_problem *p, int *v) {
     constexpr tscan_dtype K = kernel_dtype(D);
     using Traits = dtype_traits<K>;
     const lookback_plan plan = make_plan<typename Traits::T>(p);
+    *v = plan.v;
     tile_layout L = make_layout<typename Traits::T, typename Traits::A>(plan);
     L.band = claim_band(L.groups, 396);
     std::vector<unsigned long long> words((size_t)tile_workspace_words(L), 0);
@@ -554,6 +555,7 @@ struct tile_case {
     int64_t pitch = -1;
     int64_t offset = 0;
     bool transposed = false;
+    int v = 0;  // the plan's elements a slot (lookback_plan::v) that the case is there to reach; 0: any
     // The form, which check_every_form sets.
     tscan_op op = TSCAN_OP_SUM;
     tscan_direction direction = TSCAN_INCREASING;
@@ -579,15 +581,18 @@ void check_tiles(const tile_case &c, std::mt19937_64 &rng) {
     cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
     tscan_problem_init(&p, &desc, &tin, &tout);
     tscan_status s = TSCAN_ERROR_INTERNAL;
+    int v = 0;
     switch (c.out) {  // the kernels this suite compiles: 4-byte floats and integers, bytes, 2-byte integers, 8-byte floats
-    case TSCAN_FLOAT32: s = run_emulated_tiles<TSCAN_FLOAT32>(&p); break;
-    case TSCAN_INT32: s = run_emulated_tiles<TSCAN_INT32>(&p); break;
-    case TSCAN_UINT8: s = run_emulated_tiles<TSCAN_UINT8>(&p); break;
-    case TSCAN_INT16: s = run_emulated_tiles<TSCAN_INT16>(&p); break;
-    case TSCAN_FLOAT64: s = run_emulated_tiles<TSCAN_FLOAT64>(&p); break;
+    case TSCAN_FLOAT32: s = run_emulated_tiles<TSCAN_FLOAT32>(&p, &v); break;
+    case TSCAN_INT32: s = run_emulated_tiles<TSCAN_INT32>(&p, &v); break;
+    case TSCAN_UINT8: s = run_emulated_tiles<TSCAN_UINT8>(&p, &v); break;
+    case TSCAN_INT16: s = run_emulated_tiles<TSCAN_INT16>(&p, &v); break;
+    case TSCAN_FLOAT64: s = run_emulated_tiles<TSCAN_FLOAT64>(&p, &v); break;
     default: cr_assert_fail("no emulated tile kernel for %s", tscan_dtype_name(c.out));
     }
     cr_assert_eq(s, TSCAN_SUCCESS);
+    cr_assert(c.v == 0 || v == c.v, "%s into %s, %lld x %lld along %d: planned %d elements a slot, not %d",
+              tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.d0, (long long)c.d1, (int)c.axis, v, c.v);
     for (int64_t i = 0; i < total; ++i)
         cr_assert(std::memcmp(out.p + i * out_size, want.p + i * out_size, out_size) == 0,
                   "%s %s into %s, %lld x %lld along %d (pitch %lld, offset %lld%s), %s, %s: element %lld differs from "
@@ -620,8 +625,8 @@ Test(emulated_lookback, line_chunks) {
         {TSCAN_INT16, TSCAN_INT16, 1, 3 * 16384 + 77, 1},  // 16-byte slots, a tail
         {TSCAN_INT16, TSCAN_INT16, 3, 3 * 8192 + 77, 1, 3 * 8192 + 78, 1},  // padded rows, serial blocks
         {TSCAN_FLOAT64, TSCAN_FLOAT64, 1, 3 * 4096 + 5, 1},
-        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1},  // widened: words of 4 bytes, a line in part at its end
-        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1, -1, 2},  // off the output's grid: one element a slot
+        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1, -1, 0, false, 4},  // widened: words of 4 bytes, a line in part at its end
+        {TSCAN_UINT8, TSCAN_INT32, 1, 3 * 8192 + 9, 1, -1, 2, false, 1},  // off the output's grid: one element a slot
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 1, 3 * 8192 + 6, 1},
         {TSCAN_FLOAT32, TSCAN_FLOAT64, 1, 3 * 4096 + 3, 1},
         {TSCAN_INT16, TSCAN_INT32, 2, 3 * 8192 + 76, 1, 3 * 8192 + 80},  // lines of whole words
@@ -638,7 +643,13 @@ Test(emulated_lookback, column_blocks) {
         {TSCAN_FLOAT64, TSCAN_FLOAT64, 3 * 128 + 9, 48, 0},
         {TSCAN_FLOAT32, TSCAN_FLOAT32, 64, 3 * 256 + 17, 1, -1, 0, true},  // single lines, stored along them
         {TSCAN_UINT8, TSCAN_UINT8, 128, 3 * 256 + 17, 1, -1, 0, true},
-        {TSCAN_INT16, TSCAN_INT32, 3 * 256 + 1, 40, 0},  // widened
+        {TSCAN_INT16, TSCAN_INT32, 3 * 256 + 1, 40, 0, -1, 0, false, 2},  // widened: pairs of lines, a word of the input
+        {TSCAN_UINT8, TSCAN_INT16, 3 * 256 + 1, 40, 0, 42, 0, false, 2},  // widened pairs of 2-byte outputs, padded
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 3 * 128 + 5, 64, 0, -1, 0, false, 2},
+        {TSCAN_INT16, TSCAN_INT32, 3 * 256 + 1, 41, 0, -1, 0, false, 1},  // widened single lines: an odd number
+        {TSCAN_UINT8, TSCAN_INT32, 3 * 256 + 1, 40, 0, -1, 1, false, 1},  // and an input off its words' grid
+        {TSCAN_INT8, TSCAN_INT32, 64, 3 * 128 + 18, 1, -1, 0, true, 2},  // widened pairs stored along their lines
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 64, 3 * 128 + 17, 1, -1, 0, true, 1},  // single lines (an odd axis)
     };
     check_every_form(cases, rng);
 }
