@@ -15,6 +15,13 @@ static const tscan_strategy *strategy_of(tscan_algo algo) {
     }
 }
 
+/* A line of `units` split into look-back tiles of tile_units fills them on average to
+ * lookback_min_fill_pct at least. */
+static int lookback_tiles_filled(const tscan_auto_policy *t, int64_t units, int64_t tile_units) {
+    const int64_t line_tiles = (units + tile_units - 1) / tile_units;
+    return 100 * units >= t->lookback_min_fill_pct * line_tiles * tile_units;
+}
+
 /* Shape-and-stride rules, their thresholds from the device's row of the policy table
  * (src/policy.c); the figures behind every rule are in bench/NOTES.md §3.1, which a change of
  * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline):
@@ -99,9 +106,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * idle, and lookback's single elements split them across blocks instead. */
         if (small && !words)
             return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
-        const int64_t tile_units = lookback.tile_bytes / (words ? 4 : p->elem_size);
-        const int64_t line_tiles = (n_units + tile_units - 1) / tile_units;
-        const int tiles_filled = 100 * n_units >= t->lookback_min_fill_pct * line_tiles * tile_units;
+        const int tiles_filled = lookback_tiles_filled(t, n_units, lookback.tile_bytes / (words ? 4 : p->elem_size));
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled)
             return TSCAN_ALGO_LOOKBACK;
         if (n_units <= t->rows_max_units || (many_lines && n_units < t->rows_max_units_many_lines))
@@ -161,14 +166,18 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     return TSCAN_ALGO_LOOKBACK;
 }
 
-/* A wider output: lookback converts the narrower input as it loads it, an element at a time
- * or, in line chunks on the grid of 16-byte output slots, a word of it a slot, and runs its
- * column blocks 2 to an SM (bench/NOTES.md §3.1, "Wider outputs"). Along memory it leads rows
- * on lines longer than rows_max_units, whatever their number (measured before the words: the
- * one-width rules weigh packed slots, which a narrower input's rows do not have). It leads
- * CUB's converting iterator on one to four long lines, strided too; shorter strided ones go to
- * CUB, not to a thread each. Across memory, columns leads its column blocks from
- * columns_from_lines lines, 4- and 8-byte inputs included. */
+/* A wider output: lookback converts the narrower input as it loads it, a word of it a slot
+ * where the lines pack (line chunks on the grid of 16-byte output slots, column blocks in pairs
+ * of lines), else an element at a time (column blocks of single lines then 2 to an SM:
+ * bench/NOTES.md §3.1, "Wider outputs"). Along memory, many lines whose packed tiles (32 KB of
+ * output) are on average lookback_min_fill_pct full go to lookback, as in the one-width rule:
+ * rows fall past lines of 32 KB of output (H100, lines of 7168 and 8192: float16 into float32
+ * rows 78-84, lookback 93; float32 into float64 rows 59-67, lookback 92; 62.5 % full tiles kept
+ * rows, bench/NOTES.md §3.1, "Wider outputs"). Other lines: lookback past rows_max_units
+ * elements, whatever their number. It leads CUB's converting iterator on one to four long
+ * lines, strided too; shorter strided ones go to CUB, not to a thread each. Across memory,
+ * columns leads its column blocks from columns_from_lines lines, 4- and 8-byte inputs
+ * included. */
 tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
     const tscan_algo same_width = same_width_algo(p, plan);
@@ -181,6 +190,11 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
                    ? TSCAN_ALGO_COLUMNS
                    : same_width;
     if (same_width == TSCAN_ALGO_COLUMNS || same_width == TSCAN_ALGO_STREAM) return same_width; /* short lines */
+    tscan_strategy_outline lookback = {0};
+    tscan_strategy_lookback.outline(p, &lookback);
+    if (lookback.packs_axis && p->lines >= t->many_lines && llabs(p->in_step) == 1 &&
+        lookback_tiles_filled(t, p->n, lookback.tile_bytes / (int64_t)p->out_elem_size))
+        return TSCAN_ALGO_LOOKBACK;
     return p->n > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
 }
 

@@ -231,6 +231,8 @@ typedef struct tscan_strategy_outline {
                                  whole (its others element by element) */
     int packs_lines;          /* lookback: column blocks move words of neighbouring lines (on their
                                  grid or off it) */
+    int packs_axis;           /* lookback: line chunks move slots of several consecutive elements
+                                 (a narrower input's as words of it) */
     int vector_lines;         /* columns: a thread moves 16 bytes of neighbouring lines a step */
 } tscan_strategy_outline;
 

@@ -456,11 +456,11 @@ Test(problem, a_wider_output_moves_each_base_by_its_own_element_size) {
     cr_assert_eq((void *)p.out, FAKE_OUT, "the output's 29 eight-byte ones");
 }
 
-/* Wider outputs (bench/NOTES.md §3.1): lines along memory longer than rows runs well, a few
- * long strided lines, and strided axes of fewer lines than columns takes, go to lookback, which
- * loads the narrower input an element at a time; shorter lines to rows; more strided lines,
- * and a short axis, to columns; a few short strided lines to CUB. Rows, columns and lookback
- * take every pair. */
+/* Wider outputs (bench/NOTES.md §3.1): lines along memory longer than rows runs well, many
+ * lines whose packed tiles (32 KB of output) are at least two thirds full, a few long strided
+ * lines, and strided axes of fewer lines than columns takes, go to lookback; shorter lines and
+ * emptier tiles to rows; more strided lines, and a short axis, to columns; a few short strided
+ * lines to CUB. Rows, columns and lookback take every pair. */
 Test(auto_dispatch, wider_outputs) {
     static const struct {
         tscan_dtype in, out;
@@ -469,7 +469,11 @@ Test(auto_dispatch, wider_outputs) {
         tscan_algo expected;
     } cases[] = {
         {TSCAN_UINT8, TSCAN_INT32, 1, 0, {268435456}, TSCAN_ALGO_LOOKBACK},      /* one long line */
-        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 8192}, TSCAN_ALGO_ROWS},    /* many rows of a tile */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 8192}, TSCAN_ALGO_LOOKBACK}, /* many rows of a tile */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 4096}, TSCAN_ALGO_ROWS},    /* ... of half a tile */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {16384, 6144}, TSCAN_ALGO_LOOKBACK},    /* 3/4 of a tile */
+        {TSCAN_FLOAT32, TSCAN_FLOAT64, 2, 1, {32768, 3072}, TSCAN_ALGO_LOOKBACK}, /* 3/4 of a 4096-element tile */
+        {TSCAN_FLOAT32, TSCAN_FLOAT64, 2, 1, {32768, 5120}, TSCAN_ALGO_ROWS},    /* 5/8 of two */
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {16384, 16384}, TSCAN_ALGO_LOOKBACK}, /* many longer rows */
         {TSCAN_INT32, TSCAN_INT64, 3, 1, {64, 4096, 1024}, TSCAN_ALGO_COLUMNS},    /* many strided lines */
         {TSCAN_INT32, TSCAN_INT64, 2, 1, {256, 1048576}, TSCAN_ALGO_LOOKBACK},   /* long rows, not many */
