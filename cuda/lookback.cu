@@ -24,8 +24,9 @@
 // and element by element elsewhere. Every tile moves 32 KB. Unpacked 1- and 2-byte elements move one at
 // a time, zero-extended to a 32-bit slot. A narrower input (a wider output; kernels per
 // output dtype) is converted to the output's type as it loads: a line chunk whose lines lie on
-// the grid of 16-byte output slots in both tensors loads a slot's elements as one word of the
-// input; anything else moves one element a slot.
+// the grid of 16-byte output slots in both tensors, and a column block whose lines pack as the
+// output's, load a slot's elements as one word of the input; anything else moves one element a
+// slot.
 //
 // Blocks are persistent and claim every tile, their first too, in order from an atomic
 // counter, chunk-major within bands of chains (the chains of a band advance together; see
@@ -72,8 +73,9 @@ struct lookback_call {
 
 // D is the output's dtype. Signed integers run the kernels of their unsigned twins
 // (kernel_dtype): 24 kernels, not 36, 2 more for column blocks of 4-byte pairs off the grid,
-// and 15 more for the outputs that a narrower input may scan into (takes_narrower_input): a
-// column block, a line chunk of one element a slot and a packed one.
+// and 18 more for the outputs that a narrower input may scan into (takes_narrower_input): a
+// column block of single lines and (2- and 4-byte outputs) one of pairs, a line chunk of one
+// element a slot and a packed one.
 template <tscan_dtype D> struct lookback_planner {
     static constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
