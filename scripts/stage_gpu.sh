@@ -14,4 +14,12 @@ cp -P build-gpu/libtscan.so* build-gpu/tests/tscan_tests build-gpu/tests/tscan_c
   build-gpu/tests/tscan_contract_cpp build-gpu/bench/tscan-bench .gpubin/
 git rev-parse HEAD > .gpubin/commit
 git diff --quiet HEAD && echo 0 > .gpubin/dirty || echo 1 > .gpubin/dirty
+# For commands run there by hand (a tscan-bench ab, a sweep): `source .gpubin/env.sh` puts the
+# staged library first and names its commit in the reports. Without it tscan-bench asks git,
+# and the copied tree can hold a stale .git (the A/B reports of cf78589's round named 98dad4d).
+cat > .gpubin/env.sh <<'ENV'
+staged=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export LD_LIBRARY_PATH="$staged:${LD_LIBRARY_PATH:-}"
+export TSCAN_GIT_COMMIT=$(cat "$staged/commit") TSCAN_GIT_DIRTY=$(cat "$staged/dirty")
+ENV
 du -sh .gpubin | cut -f1 | xargs echo "staged .gpubin:"
