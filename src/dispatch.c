@@ -24,18 +24,19 @@ static int lookback_tiles_filled(const tscan_auto_policy *t, int64_t units, int6
 
 /* Shape-and-stride rules, their thresholds from the device's row of the policy table
  * (src/policy.c); the figures behind every rule are in bench/NOTES.md §3.1, which a change of
- * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline):
- * 1- and 2-byte elements count in the 32-bit words that lookback moves them in where their
- * layout packs; where it does not, lookback loads them one at a time. */
-static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *plan) {
+ * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline,
+ * found once a choice by tscan_choose_algo): 1- and 2-byte elements count in the 32-bit words
+ * that lookback moves them in where their layout packs; where it does not, lookback loads them
+ * one at a time. */
+static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *plan,
+                                  const tscan_strategy_outline *lookback) {
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
-    tscan_strategy_outline lookback = {0}, stream = {0}, rows = {0};
-    tscan_strategy_lookback.outline(p, &lookback);
+    tscan_strategy_outline stream = {0}, rows = {0};
     tscan_strategy_stream.outline(p, &stream);
     tscan_strategy_rows.outline(p, &rows);
-    const int words = small && lookback.packs_small_elements;
+    const int words = small && lookback->packs_small_elements;
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
     const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
@@ -59,7 +60,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * long enough to be bandwidth-bound (from 2^24 elements; shorter ones were not
          * measured). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
          * resident at once, take lookback's one-wave path, a single round trip of look-back. */
-        const int64_t wave_tiles = p->lines <= t->few_lines ? lookback.one_wave_tiles : 0;
+        const int64_t wave_tiles = p->lines <= t->few_lines ? lookback->one_wave_tiles : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
         if (one_wave || (p->lines <= t->few_lines && p->n >= t->long_line_min)) {
             const int64_t cub_below = p->elem_size == 8 ? t->cub_sum_below_8byte : t->cub_sum_below_4byte;
@@ -106,7 +107,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * idle, and lookback's single elements split them across blocks instead. */
         if (small && !words)
             return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
-        const int tiles_filled = lookback_tiles_filled(t, n_units, lookback.tile_bytes / (words ? 4 : p->elem_size));
+        const int tiles_filled = lookback_tiles_filled(t, n_units, lookback->tile_bytes / (words ? 4 : p->elem_size));
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled)
             return TSCAN_ALGO_LOOKBACK;
         if (n_units <= t->rows_max_units || (many_lines && n_units < t->rows_max_units_many_lines))
@@ -127,13 +128,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * 67.3 / 64.0, 600x2x322x158 75.3 / 65.6 against 58.7 / 54.3; an axis of 64 (half a tile)
      * lost on the H200, 52.4 against 62.4 (bench/NOTES.md §2, "pairs off the grid"). */
     tscan_strategy_outline columns = {0};
-    if (p->elem_size == 4 && lookback.packs_lines) tscan_strategy_columns.outline(p, &columns);
+    if (p->elem_size == 4 && lookback->packs_lines) tscan_strategy_columns.outline(p, &columns);
     const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
     const int64_t run = p->batch_ndim > 0 && p->in_batch_strides[last] == 1 && p->out_batch_strides[last] == 1
                             ? p->batch_sizes[last]
                             : 0;
-    const int64_t pair_tile_rows = lookback.tile_bytes / (32 * 2 * (int64_t)p->elem_size);
-    const int pairs_lead = p->elem_size == 4 && lookback.packs_lines && !columns.vector_lines &&
+    const int64_t pair_tile_rows = lookback->tile_bytes / (32 * 2 * (int64_t)p->elem_size);
+    const int pairs_lead = p->elem_size == 4 && lookback->packs_lines && !columns.vector_lines &&
                            run >= t->pairs_lookback_min_run && 4 * p->n >= 3 * pair_tile_rows;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && ((p->n >= t->wide_lookback_min_n && rows_aligned) || pairs_lead);
@@ -180,7 +181,10 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
  * included. */
 tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
     const tscan_auto_policy *const t = plan->policy;
-    const tscan_algo same_width = same_width_algo(p, plan);
+    /* Lookback's outline, once: both rules read it. */
+    tscan_strategy_outline lookback = {0};
+    tscan_strategy_lookback.outline(p, &lookback);
+    const tscan_algo same_width = same_width_algo(p, plan, &lookback);
     if (p->elem_size == p->out_elem_size) return same_width;
     const int along_memory = llabs(p->out_step) == 1 && llabs(p->in_step) <= 1;
     if (p->lines <= t->few_lines)
@@ -190,8 +194,6 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
                    ? TSCAN_ALGO_COLUMNS
                    : same_width;
     if (same_width == TSCAN_ALGO_COLUMNS || same_width == TSCAN_ALGO_STREAM) return same_width; /* short lines */
-    tscan_strategy_outline lookback = {0};
-    tscan_strategy_lookback.outline(p, &lookback);
     if (lookback.packs_axis && p->lines >= t->many_lines && llabs(p->in_step) == 1 &&
         lookback_tiles_filled(t, p->n, lookback.tile_bytes / (int64_t)p->out_elem_size))
         return TSCAN_ALGO_LOOKBACK;
