@@ -271,6 +271,29 @@ __device__ __forceinline__ void read_widened_words(const Put &put, const char *p
     }
 }
 
+// ITEMS consecutive elements of a narrower input of the run-time dtype `in`, the lowest at p
+// (aligned to their words: min(ITEMS, 8 bytes' worth) elements each), as D's storage type,
+// passed on as put(m, x), m the element's place in memory order. Every word loads before any
+// converts (read_converted_words).
+template <tscan_dtype D, int ITEMS, class Put>
+__device__ __forceinline__ void read_widened_item_words(const Put &put, const char *p, tscan_dtype in) {
+    switch (in) {
+#define TSCAN_WIDEN_ITEM_WORDS(I, name, bytes, kind)                                                        \
+    case I:                                                                                                 \
+        if constexpr (bytes < sizeof(typename dtype_traits<D>::T) && tscan_pair_allowed(I, D)) {            \
+            constexpr int kWord = ITEMS * bytes < 8 ? ITEMS : 8 / bytes;                                    \
+            read_converted_words<I, D, kWord, ITEMS / kWord>(                                               \
+                [&](int i, int j, typename dtype_traits<D>::T x) { put(i * kWord + j, x); }, p, kWord * bytes, 0, \
+                ITEMS / kWord);                                                                             \
+        }                                                                                                   \
+        break;
+        TSCAN_DTYPE_LIST(TSCAN_WIDEN_ITEM_WORDS)
+#undef TSCAN_WIDEN_ITEM_WORDS
+    default:
+        break;
+    }
+}
+
 // ---- the operator: a run-time choice, uniform across the launch --------------------------
 // Two starting values. identity() is what the definition starts an exclusive scan from (+0 for
 // sums). neutral() leaves every x unchanged, -0 included: -0 for a float sum, since +0 + -0 is
