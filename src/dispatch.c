@@ -193,7 +193,12 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
         return same_width == TSCAN_ALGO_LOOKBACK && llabs(p->out_step) != 1 && p->lines >= t->columns_from_lines
                    ? TSCAN_ALGO_COLUMNS
                    : same_width;
-    if (same_width == TSCAN_ALGO_COLUMNS || same_width == TSCAN_ALGO_STREAM) return same_width; /* short lines */
+    /* Short lines: columns' thread a line as in the one-width rule; stream only into 1-2-byte
+     * outputs, whose rows stores are the small ones that rule weighed. Into 4- and 8-byte
+     * outputs rows lead stream, which converts its flat run element by element (H100, lines of
+     * 255: uint8 into int32 51 against 28, float16 into float32 61 against 38). */
+    if (same_width == TSCAN_ALGO_COLUMNS || (same_width == TSCAN_ALGO_STREAM && p->out_elem_size <= 2))
+        return same_width;
     if (lookback.packs_axis && p->lines >= t->many_lines && llabs(p->in_step) == 1 &&
         lookback_tiles_filled(t, p->n, lookback.tile_bytes / (int64_t)p->out_elem_size))
         return TSCAN_ALGO_LOOKBACK;

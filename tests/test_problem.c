@@ -460,7 +460,8 @@ Test(problem, a_wider_output_moves_each_base_by_its_own_element_size) {
  * lines whose packed tiles (32 KB of output) are at least two thirds full, a few long strided
  * lines, and strided axes of fewer lines than columns takes, go to lookback; shorter lines and
  * emptier tiles to rows; more strided lines, and a short axis, to columns; a few short strided
- * lines to CUB. Rows, columns and lookback take every pair. */
+ * lines to CUB; short lines off the 16-byte grid to stream only into 1-2-byte outputs. Rows, columns
+ * and lookback take every pair. */
 Test(auto_dispatch, wider_outputs) {
     static const struct {
         tscan_dtype in, out;
@@ -481,6 +482,9 @@ Test(auto_dispatch, wider_outputs) {
         {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {1048576, 3}, TSCAN_ALGO_LOOKBACK},  /* few long columns */
         {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {4096, 3}, TSCAN_ALGO_CUB_DEVICE},     /* few short ones: not a thread each */
         {TSCAN_INT8, TSCAN_UINT16, 2, 0, {8, 1048576}, TSCAN_ALGO_COLUMNS},      /* short axis: columns anyway */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {1048576, 255}, TSCAN_ALGO_ROWS},      /* short lines off the grid ... */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {1048576, 255}, TSCAN_ALGO_ROWS},
+        {TSCAN_INT8, TSCAN_INT16, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},      /* ... stream into 2 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
