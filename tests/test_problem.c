@@ -611,6 +611,37 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
     }
 }
 
+/* Short lines from a transposed input (neighbouring lines nearer in the input than an axis step)
+ * into 1-2-byte outputs go to columns' thread a line, up to transposed_columns_max_n elements;
+ * longer lines and 4-byte outputs keep rows (H200: bench/NOTES.md §2, "transposed short lines"). */
+Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
+    static const struct {
+        tscan_dtype in, out;
+        uint32_t ndim, axis;
+        int64_t sizes[3], in_strides[3];
+        tscan_algo expected;
+    } cases[] = {
+        {TSCAN_INT8, TSCAN_INT8, 2, 1, {33554432, 2}, {1, 33554432}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT8, TSCAN_INT8, 2, 1, {11184810, 6}, {1, 11184810}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, TSCAN_FLOAT16, 3, 2, {196, 211426, 6}, {1, 196, 41439496}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT16, TSCAN_INT16, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_FLOAT16, TSCAN_FLOAT16, 2, 1, {4194304, 16}, {1, 4194304}, TSCAN_ALGO_ROWS},   /* longer lines */
+        {TSCAN_UINT8, TSCAN_INT32, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, TSCAN_ALGO_ROWS}, /* 4-byte outputs */
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 1, {11184810, 6}, {1, 11184810}, TSCAN_ALGO_ROWS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].in, cases[i].ndim, cases[i].sizes, cases[i].in_strides),
+                     TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].out, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_DECREASING, 0, TSCAN_ALGO_AUTO};
+        const tscan_algo chosen = auto_choice(&desc, &in, &out);
+        cr_expect_eq(chosen, cases[i].expected, "case %zu (%s into %s): AUTO chose %s, expected %s", i,
+                     tscan_dtype_name(cases[i].in), tscan_dtype_name(cases[i].out), tscan_algo_name(chosen),
+                     tscan_algo_name(cases[i].expected));
+    }
+}
+
 /* A sliced axis is no transpose: every other element along the axis, lines 143988 apart in the
  * input (random sweep, seed 1: rows 1.48x ahead of lookback's column blocks on both GPUs). */
 Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {
