@@ -40,6 +40,13 @@ static tscan_algo auto_choice(const tscan_scan_desc *desc, const tscan_tensor *i
     return chosen;
 }
 
+/* An input of in_strides (NULL: packed) into a packed output, at the fake addresses. */
+static void strided_into_packed(tscan_tensor *in, tscan_tensor *out, tscan_dtype in_dtype, tscan_dtype out_dtype,
+                                uint32_t ndim, const int64_t *sizes, const int64_t *in_strides) {
+    cr_assert_eq(tscan_tensor_init(in, FAKE_IN, in_dtype, ndim, sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(out, FAKE_OUT, out_dtype, ndim, sizes, NULL), TSCAN_SUCCESS);
+}
+
 Test(problem, packed_middle_axis_keeps_the_dimensions_around_it) {
     int64_t sizes[3] = {64, 4096, 1024};
     tscan_tensor in = view(FAKE_IN, 3, sizes, NULL), out = view(FAKE_OUT, 3, sizes, NULL);
@@ -599,9 +606,7 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
-        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].dtype, cases[i].ndim, cases[i].sizes, cases[i].in_strides),
-                     TSCAN_SUCCESS);
-        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].dtype, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        strided_into_packed(&in, &out, cases[i].dtype, cases[i].dtype, cases[i].ndim, cases[i].sizes, cases[i].in_strides);
         tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
         const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen == TSCAN_ALGO_STREAM, cases[i].stream, "case %zu (%s): AUTO chose %s", i,
@@ -631,9 +636,7 @@ Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
-        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].in, cases[i].ndim, cases[i].sizes, cases[i].in_strides),
-                     TSCAN_SUCCESS);
-        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].out, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        strided_into_packed(&in, &out, cases[i].in, cases[i].out, cases[i].ndim, cases[i].sizes, cases[i].in_strides);
         tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_DECREASING, 0, TSCAN_ALGO_AUTO};
         const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, cases[i].expected, "case %zu (%s into %s): AUTO chose %s, expected %s", i,
