@@ -100,7 +100,7 @@ template <class T> struct row_line {
 // steps run the same way on both sides, and some line's input is off its output's alignment.
 // Empty (lo == end) otherwise: aligned inputs load vectors of their own line, and the rest
 // element by element. words: a narrower input's items lie in whole aligned words of it
-// (rows_launcher::narrow_words), which then load whole.
+// (narrow_words), which then load whole.
 struct input_window {
     uintptr_t lo, end;
     bool words;

@@ -44,19 +44,16 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * gather the input element by element. Needs lines and rows enough to fill a tile, and
      * neighbouring lines nearer in the input than an axis step (a sliced axis is no transpose:
      * its lines are far apart, and the column blocks' loads would not coalesce). */
-    const int transposed = p->batch_ndim > 0 && llabs(p->in_batch_strides[p->batch_ndim - 1]) < llabs(p->in_step);
+    const int transposed = llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && p->batch_ndim > 0 &&
+                           llabs(p->in_batch_strides[p->batch_ndim - 1]) < llabs(p->in_step);
     /* Short lines of it into 1-2-byte outputs: columns' thread a line, whose warp loads 32
      * neighbouring lines' elements together, where rows gathers each element from a sector of
-     * its own. H200, 3d7a970 (bench/NOTES.md §2, "transposed short lines"), columns / rows: int8
+     * its own. H200, 3d7a970 (bench/NOTES.md §3.1, "Transposed input"), columns / rows: int8
      * 33554432x2 23.3 / 2.5, 22369621x3 34.4 / 4.0, 11184810x6 27.1 / 7.9, 19x2540312x8 19.1 / 7.7;
      * float16 11184810x6 28.3 / 19.1. Rows lead from lines of 16 (float16 10.8 / 44.4) and into
      * 4-byte outputs (uint8 into int32 19x2540312x8 12.7 / 60.3). Not measured on an H100. */
-    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && transposed && p->out_elem_size <= 2 &&
-        p->n <= t->transposed_columns_max_n)
-        return TSCAN_ALGO_COLUMNS;
-    if (llabs(p->out_step) == 1 && llabs(p->in_step) > 1 && transposed && p->lines >= t->transposed_min_lines &&
-        p->n >= t->transposed_min_n)
-        return TSCAN_ALGO_LOOKBACK;
+    if (transposed && p->out_elem_size <= 2 && p->n <= t->transposed_columns_max_n) return TSCAN_ALGO_COLUMNS;
+    if (transposed && p->lines >= t->transposed_min_lines && p->n >= t->transposed_min_n) return TSCAN_ALGO_LOOKBACK;
     /* Output lines along memory: the line kernels' family. (An input read along memory into
      * an output written across it is the strided axis's problem: a line kernel would store
      * every element to its own sector; bench/NOTES.md §3.1.) */

@@ -1,10 +1,10 @@
 /* policy.c - AUTO's tuning: one row per architecture, chosen by the device at hand. Every
  * threshold below was measured on an H100 (transposed_columns_max_n on an H200 only), the
- * short-line, strided-output, lanes and long-row fill ones on an H200 too (bench/NOTES.md §3.1 has the evidence, rule by rule);
- * the rows of other architectures hold Hopper's values, and say so, until a sweep on such a
- * part replaces them (ARCHITECTURE.md, "Adding an architecture"). What the device itself
- * tells (its SM count) is read from it, not tabled. The kernels' compile-time tuning lives
- * beside them (ARCHITECTURE.md, "Where tuning lives"). */
+ * short-line, strided-output, lanes and long-row fill ones on an H200 too (bench/NOTES.md §3.1
+ * has the evidence, rule by rule); the rows of other architectures hold Hopper's values, and
+ * say so, until a sweep on such a part replaces them (ARCHITECTURE.md, "Adding an
+ * architecture"). What the device itself tells (its SM count) is read from it, not tabled. The
+ * kernels' compile-time tuning lives beside them (ARCHITECTURE.md, "Where tuning lives"). */
 #include "tscan_internal.h"
 
 #define TSCAN_HOPPER_THRESHOLDS                                                                              \

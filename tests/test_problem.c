@@ -618,7 +618,7 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
 
 /* Short lines from a transposed input (neighbouring lines nearer in the input than an axis step)
  * into 1-2-byte outputs go to columns' thread a line, up to transposed_columns_max_n elements;
- * longer lines and 4-byte outputs keep rows (H200: bench/NOTES.md §2, "transposed short lines"). */
+ * longer lines and 4-byte outputs keep rows (H200: bench/NOTES.md §3.1, "Transposed input"). */
 Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
     static const struct {
         tscan_dtype in, out;
