@@ -11,6 +11,7 @@
 // and even 4-byte ones leave too few bytes in flight when the axis is short (an axis of 2:
 // two loads a thread).
 #include "columns/kernel.cuh"
+#include "columns/staged.cuh"
 
 namespace tscan {
 namespace {
@@ -63,6 +64,22 @@ tscan_status launch_widened(const tscan_problem &p, const scan_args &a, int sms,
     return dispatch_pair<widen_launch>(p.dtype, p.out_dtype, a, sms, stream);
 }
 
+// The staged form (columns/staged.cuh), a resident wave of blocks looping over the tiles.
+template <tscan_dtype K> tscan_status launch_staged(const scan_args &a, const staged_args &s, int sms, cudaStream_t stream) {
+    const int64_t wave = (int64_t)kStagedBlocksPerSM * sms;
+    const unsigned grid = (unsigned)(s.tiles < wave ? s.tiles : wave);
+    if constexpr (takes_narrower_input(K)) {
+        if (a.widens) {
+            columns_staged_kernel<K, true><<<grid, kStagedThreads, 0, stream>>>(a, s);
+            TSCAN_LAUNCH_CHECK("columns_staged_kernel");
+            return TSCAN_SUCCESS;
+        }
+    }
+    columns_staged_kernel<K, false><<<grid, kStagedThreads, 0, stream>>>(a, s);
+    TSCAN_LAUNCH_CHECK("columns_staged_kernel");
+    return TSCAN_SUCCESS;
+}
+
 // Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
 // D is the output's dtype; a narrower input walks its lines in vectors where they lie on the
 // grids, else single lines (its elements convert one by one).
@@ -71,6 +88,8 @@ template <tscan_dtype D> struct columns_launch {
         constexpr tscan_dtype K = kernel_dtype(D);
         constexpr int W = 16 / (int)sizeof(typename dtype_traits<K>::T);
         scan_args a = make_scan_args(&call.p);
+        staged_args s;
+        if (plan_staged(a, s, (int64_t)call.p.out_elem_size)) return launch_staged<K>(a, s, call.sms, stream);
         if (widen_vectors(a, 16 / (int)call.p.elem_size, call.p.elem_size, call.p.out_elem_size, call.sms))
             return launch_widened(call.p, a, call.sms, stream);
         realign_args r;
@@ -89,12 +108,15 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
     return plan_problem_call<columns_launch>(p, plan);
 }
 
-// What AUTO may know of columns' way with p: whether a thread moves 16 bytes of lines a step.
+// What AUTO may know of columns' way with p: whether tiles of a permuted input's lines go
+// through shared memory (the staged form), else whether a thread moves 16 bytes of lines a step.
 void outline(const tscan_problem *p, tscan_strategy_outline *o) {
     scan_args a = make_scan_args(p);
+    staged_args s;
+    o->stages_lines = plan_staged(a, s, (int64_t)p->out_elem_size);
     realign_args r;
     const int w = 16 / (int)p->out_elem_size;
-    o->vector_lines = plan_columns(a, r, w, p->out_elem_size) != columns_form::single;
+    o->vector_lines = !o->stages_lines && plan_columns(a, r, w, p->out_elem_size) != columns_form::single;
 }
 
 }  // namespace

@@ -39,6 +39,14 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     const int words = small && lookback->packs_small_elements;
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
     const int64_t n_units = words ? p->n * (int64_t)p->elem_size / 4 : p->n;
+    /* Short lines of a permuted input (across memory, the input's unit stride on another batch
+     * dimension than the output's lines, which lie far apart in the input): columns' staged form
+     * loads tiles of them along the input's unit stride into shared memory, where every
+     * thread-a-line kernel reads each element from a sector of its own (bench/NOTES.md §3.1,
+     * "Permuted input"). */
+    tscan_strategy_outline columns = {0};
+    tscan_strategy_columns.outline(p, &columns);
+    if (columns.stages_lines) return TSCAN_ALGO_COLUMNS;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
      * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
      * gather the input element by element. Needs lines and rows enough to fill a tile, and
@@ -133,8 +141,6 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * 16-byte vectors of them): H100 / H200, 32x128x12295 float32 axis 1 78.1 / 67.6 against
      * 67.3 / 64.0, 600x2x322x158 75.3 / 65.6 against 58.7 / 54.3; an axis of 64 (half a tile)
      * lost on the H200, 52.4 against 62.4 (bench/NOTES.md §2, "pairs off the grid"). */
-    tscan_strategy_outline columns = {0};
-    if (p->elem_size == 4 && lookback->packs_lines) tscan_strategy_columns.outline(p, &columns);
     const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
     const int64_t run = p->batch_ndim > 0 && p->in_batch_strides[last] == 1 && p->out_batch_strides[last] == 1
                             ? p->batch_sizes[last]

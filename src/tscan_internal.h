@@ -236,6 +236,8 @@ typedef struct tscan_strategy_outline {
     int packs_axis;           /* lookback: line chunks move slots of several consecutive elements
                                  (a narrower input's as words of it) */
     int vector_lines;         /* columns: a thread moves 16 bytes of neighbouring lines a step */
+    int stages_lines;         /* columns: tiles of a permuted input's short lines go through shared
+                                 memory, loaded along the input's unit stride (the staged form) */
 } tscan_strategy_outline;
 
 /* What a strategy decided for one problem, once a call: the workspace it needs, and in

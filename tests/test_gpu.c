@@ -217,6 +217,19 @@ Test(gpu_shapes, transposed_input) {
     run_shapes(transposed, sizeof transposed / sizeof transposed[0], "transposed input", 4, TU_LAYOUT_TRANSPOSED);
 }
 
+/* Short lines of a permuted input under a packed output (the input's unit stride on its first
+ * dimension, the output's lines end to end along the second, a sector or more apart in the
+ * input for wide enough elements): columns' staged form moves tiles of them through shared
+ * memory, cut off by the tensor along u and v, u narrower than a warp, a rest dimension, up to
+ * the longest lines a tile takes (31 elements of 4-byte accumulators, 15 of 8-byte ones: longer
+ * ones, and lines nearer in the input, take columns' other forms). */
+static const gu_shape staged[] = {
+    {3, {37, 200, 6}, 2}, {3, {5, 600, 15}, 2}, {3, {40, 40, 31}, 2}, {4, {3, 40, 70, 5}, 3}, {3, {33, 700, 2}, 2}, {3, {64, 100, 7}, 2},
+};
+Test(gpu_shapes, staged_permuted_input) {
+    run_shapes(staged, sizeof staged / sizeof staged[0], "staged permuted input", 12, TU_LAYOUT_TRANSPOSED);
+}
+
 /* Rows of a pitched input start at every alignment in turn while the packed output's stay put:
  * rows loads 16-byte vectors at the input's own alignment and shifts the items out. Lines of one
  * chunk (sub-warps), of several (a warp each: over 32 lines per SM), and few long ones (a block
@@ -289,9 +302,12 @@ static void run_wider_case(gu_arena *a, gu_tally *t, int in, int out, const gu_s
 }
 
 /* Shapes that reach each widening strategy as AUTO routes them: one long line (CUB), rows short
- * and long (rows), a strided axis with many columns and with few (columns), a middle axis. */
+ * and long (rows), a strided axis with many columns and with few (columns), a middle axis, short
+ * lines (columns' staged form where the layout transposes the input: 990 lines 33 bytes apart
+ * in a 1-byte input). */
 static const gu_shape wider_shapes[] = {
     {1, {100003}, 0}, {2, {300, 1000}, 1}, {2, {3, 70000}, 1}, {2, {5000, 300}, 0}, {2, {70000, 3}, 0}, {3, {3, 500, 17}, 1},
+    {3, {33, 30, 7}, 2},
 };
 /* And columns' vectors of a narrower input (16 bytes of it a thread, widened in registers), for
  * every narrower pair, packed and aligned, over lines enough for them (a block an SM: 33792

@@ -645,6 +645,48 @@ Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
     }
 }
 
+/* Short lines stored along the axis from an input whose unit stride is on another batch
+ * dimension than the output's lines, which lie a sector or more apart in the input (the random
+ * sweep's permuted worst cases: every thread-a-line kernel read them a sector an element), go to
+ * columns' staged form, up to the longest line a tile takes (31 elements of 4-byte
+ * accumulators, 15 of 8-byte ones). Not a plain transpose (lines neighbour in the input: one
+ * batch dimension), nor lines nearer than a sector in the input. */
+Test(auto_dispatch, permuted_short_lines_go_to_columns_staged_form) {
+    static const struct {
+        tscan_dtype dtype;
+        uint32_t ndim, axis;
+        int64_t sizes[3], in_strides[3];
+        int staged;
+    } cases[] = {
+        {TSCAN_FLOAT16, 3, 2, {196, 211426, 6}, {1, 196, 41439496}, 1},
+        {TSCAN_INT16, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, 1},
+        {TSCAN_FLOAT32, 3, 2, {64, 100000, 31}, {1, 64, 6400000}, 1},
+        {TSCAN_FLOAT64, 3, 2, {64, 100000, 15}, {1, 64, 6400000}, 1},
+        {TSCAN_FLOAT32, 3, 2, {64, 100000, 32}, {1, 64, 6400000}, 0}, /* over a tile's line */
+        {TSCAN_FLOAT64, 3, 2, {64, 100000, 16}, {1, 64, 6400000}, 0},
+        {TSCAN_INT8, 3, 2, {16, 4000000, 6}, {1, 16, 64000000}, 0},   /* lines 16 bytes apart */
+        {TSCAN_FLOAT32, 2, 1, {5000000, 6}, {1, 5000000}, 0},         /* a transpose */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].dtype, cases[i].ndim, cases[i].sizes, cases[i].in_strides),
+                     TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].dtype, cases[i].ndim, cases[i].sizes, NULL), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_DECREASING, 1, TSCAN_ALGO_AUTO};
+        tscan_strategy_outline columns = {0};
+        tscan_problem p;
+        tscan_problem_init(&p, &desc, &in, &out);
+        tscan_strategy_columns.outline(&p, &columns);
+        cr_expect_eq(columns.stages_lines, cases[i].staged, "case %zu (%s): staged %d", i,
+                     tscan_dtype_name(cases[i].dtype), columns.stages_lines);
+        if (cases[i].staged) {
+            const tscan_algo chosen = auto_choice(&desc, &in, &out);
+            cr_expect_eq(chosen, TSCAN_ALGO_COLUMNS, "case %zu (%s): AUTO chose %s", i, tscan_dtype_name(cases[i].dtype),
+                         tscan_algo_name(chosen));
+        }
+    }
+}
+
 /* A sliced axis is no transpose: every other element along the axis, lines 143988 apart in the
  * input (random sweep, seed 1: rows 1.48x ahead of lookback's column blocks on both GPUs). */
 Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {

@@ -2,7 +2,8 @@
 // tscan_scan_reference: lookback's tile kernel (cuda/lookback/tile_kernel.cuh: line chunks and
 // column blocks, packed or not, off the grid, widened, transposed stores) and one-wave kernel
 // (cuda/lookback/one_wave.cuh), the stream
-// kernels (cuda/stream/) and columns' realigned and widening kernels (cuda/columns/kernel.cuh);
+// kernels (cuda/stream/), columns' realigned and widening kernels (cuda/columns/kernel.cuh) and
+// its staged form (cuda/columns/staged.cuh);
 // and two word-level helpers of rows and lookback's tile kernel against element-by-element
 // arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed
 // dtype pair, both operators, both directions, inclusive and exclusive, line lengths from 1 to
@@ -14,6 +15,7 @@
 #include "simt.h"
 
 #include "columns/kernel.cuh"
+#include "columns/staged.cuh"
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
 #include "stream/kernel.cuh"
@@ -737,6 +739,93 @@ Test(emulated_columns, realigned_rows_every_kernel_dtype) {
                 check_realigned(c, rng);
             }
     }
+}
+
+// Columns' staged form: short lines stored along the axis of an input whose unit stride is on
+// another batch dimension (u) than the output's lines (v), up to four dimensions: tiles cut off
+// by the tensor along u and v, u narrower than a warp (lanes over several v), a rest dimension,
+// a wider output, the longest lines a tile of 4- and 8-byte accumulators takes; every variant.
+// The output is poisoned whole. Two blocks, so that each loops over several tiles.
+namespace {
+
+template <tscan_dtype D> struct emulated_staged_launch {
+    static tscan_status run(const scan_args &a, const staged_args &s) {
+        constexpr tscan_dtype K = kernel_dtype(D);
+        if constexpr (takes_narrower_input(K)) {
+            if (a.widens) {
+                tscan_emu::launch(2, kStagedThreads, columns_staged_kernel<K, true>, a, s);
+                return TSCAN_SUCCESS;
+            }
+        }
+        tscan_emu::launch(2, kStagedThreads, columns_staged_kernel<K, false>, a, s);
+        return TSCAN_SUCCESS;
+    }
+};
+
+struct staged_case {
+    tscan_dtype in, out;
+    int variant;  // bit 0 product, 1 decreasing, 2 exclusive
+    uint32_t ndim;
+    int64_t sizes[4];
+    int order[4];  // the input's dimensions from its unit stride outwards; the axis is the last
+};
+
+void check_staged(const staged_case &c, std::mt19937_64 &rng) {
+    const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
+    const tscan_op op = c.variant & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+    const int axis = (int)c.ndim - 1;
+    int64_t in_strides[4], count = 1;
+    for (uint32_t i = 0; i < c.ndim; ++i) {
+        in_strides[c.order[i]] = count;
+        count *= c.sizes[c.order[i]];
+    }
+    aligned_bytes in(count * in_size), out(count * out_size), want(count * out_size);
+    fill(c.in, op, in.p, count, rng);
+    std::memset(out.p, 0xa5, out.size);
+    std::memset(want.p, 0xa5, want.size);
+    tscan_tensor tin, tout, twant;
+    const tscan_scan_desc desc = {op, (uint32_t)axis, c.variant & 2 ? TSCAN_DECREASING : TSCAN_INCREASING,
+                                  (c.variant & 4) != 0, TSCAN_ALGO_COLUMNS};
+    cr_assert_eq(tscan_tensor_init(&tin, in.p, c.in, c.ndim, c.sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out.p, c.out, c.ndim, c.sizes, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.out, c.ndim, c.sizes, NULL), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem p;
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    const scan_args a = make_scan_args(&p);
+    staged_args s;
+    char text[200];
+    std::snprintf(text, sizeof text, "%s %s into %s, %lld x %lld x %lld x %lld (%u dims), order %d%d%d%d, variant %d",
+                  tscan_op_name(op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.sizes[0],
+                  (long long)c.sizes[1], (long long)c.sizes[2], (long long)c.sizes[3], c.ndim, c.order[0], c.order[1],
+                  c.order[2], c.order[3], c.variant);
+    cr_assert(plan_staged(a, s, (int64_t)out_size), "%s: not staged", text);
+    dispatch_dtype<emulated_staged_launch>(c.out, a, s);
+    for (int64_t i = 0; i < (int64_t)out.size; ++i)
+        cr_assert_eq(out.p[i], want.p[i], "%s: byte %lld (element %lld) is 0x%02x, the reference's 0x%02x", text,
+                     (long long)i, (long long)(i / (int64_t)out_size), out.p[i], want.p[i]);
+}
+
+}  // namespace
+
+Test(emulated_columns, staged_permuted_inputs) {
+    std::mt19937_64 rng(14);
+    const staged_case cases[] = {
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 0, 3, {37, 45, 6}, {0, 1, 2}},       // tiles cut along u and v
+        {TSCAN_FLOAT16, TSCAN_FLOAT16, 2, 3, {70, 9, 5}, {0, 2, 1}},        // the axis between u and v
+        {TSCAN_UINT8, TSCAN_UINT8, 1, 3, {40, 300, 7}, {0, 1, 2}},          // several v tiles
+        {TSCAN_INT16, TSCAN_INT16, 4, 3, {20, 300, 8}, {0, 1, 2}},
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 7, 3, {33, 20, 15}, {0, 1, 2}},      // the longest 8-byte line
+        {TSCAN_UINT32, TSCAN_UINT32, 6, 3, {40, 7, 31}, {0, 1, 2}},         // the longest 4-byte line
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 3, 3, {4, 300, 6}, {0, 2, 1}},       // u of 4: 8 v's a warp row
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 5, 3, {2, 1000, 3}, {0, 2, 1}},      // u of 2
+        {TSCAN_INT8, TSCAN_INT32, 0, 4, {3, 50, 11, 7}, {1, 3, 2, 0}},      // widened, a rest dimension
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 5, 4, {20, 3, 70, 2}, {0, 2, 1, 3}},
+        {TSCAN_UINT16, TSCAN_UINT64, 3, 3, {64, 9, 3}, {0, 2, 1}},
+        {TSCAN_INT8, TSCAN_INT8, 6, 3, {300, 40, 5}, {0, 2, 1}},         // ten tiles along u
+    };
+    for (const staged_case &c : cases) check_staged(c, rng);
 }
 
 // Long runs: groups across warps and blocks, so that vectors are stored by the lane that

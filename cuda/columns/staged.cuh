@@ -1,0 +1,185 @@
+// columns/staged.cuh - columns' staged form: short lines of a permuted input through shared memory.
+// A permuted input stores the lines across memory (a long axis step) and has its unit stride on
+// a batch dimension u, while the output stores them along memory, line after line along its own
+// fastest batch dimension v. Thread-a-line kernels walk the lines in v's order, which in the input
+// are far apart: every element they read is a sector of its own. Here a block takes a tile of Tu
+// lines along u by Tv along v, whole: loaded a warp row at a time along u (the input's unit
+// stride), scanned a thread a line in shared memory, and stored along each u's run of Tv lines,
+// which the output holds end to end.
+// Included by cuda/columns.cu and by the emulated tests (tests/emulated/), each translation unit
+// with its own copy, hence the anonymous namespace.
+#pragma once
+
+#include "columns/kernel.cuh"
+
+namespace tscan {
+namespace {
+
+constexpr int kStagedThreads = 256;
+constexpr int kStagedWarps = kStagedThreads / 32;
+// The tile's accumulators, declared statically (the emulated tests run the kernel's own source,
+// which has no dynamic shared memory). 32 KB holds a thread's line each of up to 31 elements of
+// 4-byte accumulators (15 of 8-byte ones), with each u's row padded odd.
+constexpr int kStagedTileBytes = 32 * 1024;
+constexpr int kStagedBlocksPerSM = 4;
+// A tile holds up to four lines a thread (kStagedGroups warp rows of 32 lines a warp). A thread
+// loads all its groups' next staged_chunk positions before it writes any to shared memory: 16
+// loads in flight (8 of 8 bytes), in 54-57 registers under the 64 of 4 blocks an SM (chunks of
+// 6 spilled). Walked one position at a time, ptxas wrote each load to shared memory two or
+// three loads later, and the thread waited on it (bench/NOTES.md §3.1, "Permuted input").
+constexpr int kStagedGroups = 4;
+template <class A> constexpr int staged_chunk() { return sizeof(A) == 8 ? 2 : 4; }
+
+// A tile's geometry. u and v are batch dimensions of scan_args; `rest` maps the others to a
+// tile's outer offsets. Tu and Tv are powers of two, Tu at most a warp.
+struct staged_args {
+    batch_map rest;
+    int64_t u_size, v_size;
+    int64_t in_v, out_u;  // the input's unit stride is u's, the output's v's stride is the line
+    int64_t u_tiles, v_tiles, tiles;
+    int log_tu, log_tv;
+    int row;  // accumulators a u holds in shared memory: its Tv lines end to end, made odd so
+              // that lanes a u apart hit distinct banks
+};
+
+// D is the output's dtype; Widen: a narrower input, converted on load. Positions in a line
+// count in the output's memory order (m), so that a u's run of lines is contiguous in shared
+// memory as in the output; scan element k is m, or n - 1 - m where the output runs backwards.
+template <tscan_dtype D, bool Widen>
+__global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_staged_kernel(scan_args a, staged_args s) {
+    using Traits = dtype_traits<D>;
+    using T = typename Traits::T;
+    using A = typename Traits::A;
+    __shared__ A tile[kStagedTileBytes / sizeof(A)];
+    const scan_op<A> op{a.prod};
+    const int n = (int)a.n, tu = 1 << s.log_tu, tv = 1 << s.log_tv;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const bool backwards = a.out_step < 0;
+    // Input element m of a line: at the line's scan element 0 plus first + m * m_step.
+    const int64_t in_first = backwards ? (a.n - 1) * a.in_step : 0, in_m_step = backwards ? -a.in_step : a.in_step;
+    const int64_t out_first = backwards ? 1 - a.n : 0;
+    // Loads: a warp row is one position m of 32 lines, lanes along u first (32 / Tu v's a row);
+    // warp w takes the groups of 32 lines w, w + 8, ..., at most kStagedGroups of them.
+    const int lane_u = lane & (tu - 1), log_vpr = 5 - s.log_tu;
+    const int lane_v = (lane >> s.log_tu) + (warp << log_vpr);
+    const int groups = (tu * tv) >> 5;
+    const int my_groups = groups > warp ? (groups - warp + kStagedWarps - 1) / kStagedWarps : 0;
+    const int group_v = kStagedWarps << log_vpr;  // v between a thread's groups
+    constexpr int kChunk = staged_chunk<A>();
+    const auto load = [&](int64_t at) -> A {
+        if constexpr (Widen) return Traits::load(read_widened<D>(a.in + at * a.in_bytes, a.in_dtype));
+        else return Traits::load(reinterpret_cast<const T *>(a.in)[at]);
+    };
+    for (int64_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
+        const int64_t u_tile = t % s.u_tiles, rest_index = t / s.u_tiles, v_tile = rest_index % s.v_tiles;
+        int64_t in_off, out_off;
+        s.rest.offsets(rest_index / s.v_tiles, in_off, out_off);
+        const int64_t u0 = u_tile << s.log_tu, v0 = v_tile << s.log_tv;
+        const int tu_here = (int)min((int64_t)tu, s.u_size - u0), tv_here = (int)min((int64_t)tv, s.v_size - v0);
+        const int64_t tile_in = in_off + u0 + v0 * s.in_v + in_first;
+        const int64_t tile_out = out_off + u0 * s.out_u + v0 * a.n + out_first;
+        {
+            // The thread's group g: input elements at at + g * at_group + m * in_m_step, shared
+            // memory slots from slot + g * slot_group.
+            const int64_t at = tile_in + lane_u + (int64_t)lane_v * s.in_v, at_group = (int64_t)group_v * s.in_v;
+            const int slot = lane_u * s.row + lane_v * n, slot_group = group_v * n;
+            const bool u_in = lane_u < tu_here;
+            const auto present = [&](int g) { return g < my_groups && u_in && lane_v + g * group_v < tv_here; };
+            for (int m0 = 0; m0 < n; m0 += kChunk) {
+                A x[kStagedGroups][kChunk];
+#pragma unroll
+                for (int g = 0; g < kStagedGroups; ++g) {
+#pragma unroll
+                    for (int j = 0; j < kChunk; ++j)
+                        if (present(g) && m0 + j < n) x[g][j] = load(at + g * at_group + (int64_t)(m0 + j) * in_m_step);
+                }
+#pragma unroll
+                for (int g = 0; g < kStagedGroups; ++g) {
+#pragma unroll
+                    for (int j = 0; j < kChunk; ++j)
+                        if (present(g) && m0 + j < n) tile[slot + g * slot_group + m0 + j] = x[g][j];
+                }
+            }
+        }
+        __syncthreads();
+        // A thread a line, lanes along u; lines outside the tensor scan what was left there,
+        // never stored.
+        for (int line = threadIdx.x; line < tu * tv; line += kStagedThreads) {
+            A *const x = tile + (line & (tu - 1)) * s.row + (line >> s.log_tu) * n;
+            A running = op.start(a.exclusive);
+            for (int i = 0; i < n; ++i) {
+                const int m = backwards ? n - 1 - i : i;
+                const A next = op(running, x[m]);
+                x[m] = a.exclusive ? running : next;
+                running = next;
+            }
+        }
+        __syncthreads();
+        // Stores: each u's run of tv_here lines, 32 elements a warp row.
+        const int run = tv_here * n, chunks = (run + 31) / 32;
+        for (int item = warp; item < tu_here * chunks; item += kStagedWarps) {
+            const int u = item / chunks, e = (item - u * chunks) * 32 + lane;
+            if (e < run) reinterpret_cast<T *>(a.out)[tile_out + u * s.out_u + e] = Traits::store(tile[u * s.row + e]);
+        }
+        __syncthreads();
+    }
+}
+
+inline int staged_log2_ceil(int64_t x) {
+    int l = 0;
+    while ((int64_t(1) << l) < x) ++l;
+    return l;
+}
+
+// The staged form for a, in s. Takes: the output along the axis (unit step), its lines end to
+// end along its fastest batch dimension v, whose neighbours lie a sector or more apart in the
+// input; the input's unit stride on another batch dimension u; v long enough to fill half a
+// tile at least; and lines short enough that a tile of a warp along u (or all of u) holds a line
+// a thread (out_bytes: an output element's size). A tile holds up to kStagedGroups lines a thread.
+inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
+    const int64_t acc_bytes = out_bytes < 4 ? 4 : out_bytes;  // dtype_traits' accumulators
+    const int v = a.batch.ndim - 1;  // the canonical problem orders batch dimensions by output stride
+    if ((a.out_step != 1 && a.out_step != -1) || a.in_step == 1 || a.in_step == -1 || a.n < 2 || v < 1 ||
+        a.batch.out_strides[v] != a.n || llabs(a.batch.in_strides[v]) * a.in_bytes < 32)
+        return false;
+    int u = -1;
+    for (int d = 0; d < v; ++d)
+        if (a.batch.in_strides[d] == 1 && a.batch.sizes[d] > 1) u = d;
+    if (u < 0) return false;
+    const int log_tu = std::min(staged_log2_ceil(a.batch.sizes[u]), 5);
+    const int64_t tu = int64_t(1) << log_tu;
+    const auto tile_bytes = [&](int64_t tv) { return tu * ((tv * a.n) | 1) * acc_bytes; };
+    // A tile of fewer lines than threads (along a short v) would leave most of the block idle,
+    // and a line too long for a thread's line each would not fit.
+    if (2 * tu * a.batch.sizes[v] < kStagedThreads || tile_bytes(kStagedThreads / tu) > kStagedTileBytes) return false;
+    // Tv: up to kStagedGroups lines a thread, within the tile's bytes and v's extent.
+    int log_tv = staged_log2_ceil(kStagedThreads / tu);
+    while ((tu << (log_tv + 1)) <= kStagedGroups * kStagedThreads && tile_bytes(int64_t(2) << log_tv) <= kStagedTileBytes &&
+           (int64_t(1) << log_tv) < a.batch.sizes[v])
+        ++log_tv;
+    s.u_size = a.batch.sizes[u];
+    s.v_size = a.batch.sizes[v];
+    s.in_v = a.batch.in_strides[v];
+    s.out_u = a.batch.out_strides[u];
+    s.log_tu = log_tu;
+    s.log_tv = log_tv;
+    s.row = (int)((a.n << log_tv) | 1);
+    s.u_tiles = (s.u_size + tu - 1) >> log_tu;
+    s.v_tiles = (s.v_size + (int64_t(1) << log_tv) - 1) >> log_tv;
+    s.rest = batch_map{};
+    int64_t outer = 1;
+    for (int d = 0; d < v; ++d) {
+        if (d == u) continue;
+        const int r = s.rest.ndim++;
+        s.rest.sizes[r] = a.batch.sizes[d];
+        s.rest.in_strides[r] = a.batch.in_strides[d];
+        s.rest.out_strides[r] = a.batch.out_strides[d];
+        outer *= a.batch.sizes[d];
+    }
+    for (int r = s.rest.ndim; r < TSCAN_MAX_DIMS - 1; ++r) s.rest.sizes[r] = 1;
+    s.tiles = s.u_tiles * s.v_tiles * outer;
+    return true;
+}
+
+}  // namespace
+}  // namespace tscan
