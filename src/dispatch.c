@@ -56,11 +56,14 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
                            llabs(p->in_batch_strides[p->batch_ndim - 1]) < llabs(p->in_step);
     /* Short lines of it into 1-2-byte outputs: columns' thread a line, whose warp loads 32
      * neighbouring lines' elements together, where rows gathers each element from a sector of
-     * its own. H200, 3d7a970 (bench/NOTES.md §3.1, "Transposed input"), columns / rows: int8
-     * 33554432x2 23.3 / 2.5, 22369621x3 34.4 / 4.0, 11184810x6 27.1 / 7.9, 19x2540312x8 19.1 / 7.7;
-     * float16 11184810x6 28.3 / 19.1. Rows lead from lines of 16 (float16 10.8 / 44.4) and into
-     * 4-byte outputs (uint8 into int32 19x2540312x8 12.7 / 60.3). Not measured on an H100. */
-    if (transposed && p->out_elem_size <= 2 && p->n <= t->transposed_columns_max_n) return TSCAN_ALGO_COLUMNS;
+     * its own; rows lead once a line fills one of their 16-byte vectors. H200, 3d7a970 and
+     * 9b6d528 (bench/NOTES.md §3.1, "Transposed input"), columns / rows: int8 33554432x2 23.3 /
+     * 2.5, 11184810x6 27.1 / 7.9, 19x2540312x8 19.1 / 7.7, 4194304x16 13.2 / 41.5; float16
+     * 33554432x2 43.3 / 8.8, 11184810x6 28.3 / 19.1, 19x2540312x8 19.5 / 48.6, 4194304x16 11.0 /
+     * 46.0; into 4-byte outputs rows lead (uint8 into int32 19x2540312x8 12.7 / 60.3). Not
+     * measured on an H100. */
+    if (transposed && p->out_elem_size <= 2 && p->n * (int64_t)p->out_elem_size < t->transposed_columns_below_bytes)
+        return TSCAN_ALGO_COLUMNS;
     if (transposed && p->lines >= t->transposed_min_lines && p->n >= t->transposed_min_n) return TSCAN_ALGO_LOOKBACK;
     /* Output lines along memory: the line kernels' family. (An input read along memory into
      * an output written across it is the strided axis's problem: a line kernel would store

@@ -1,5 +1,5 @@
 /* policy.c - AUTO's tuning: one row per architecture, chosen by the device at hand. Every
- * threshold below was measured on an H100 (transposed_columns_max_n on an H200 only), the
+ * threshold below was measured on an H100 (transposed_columns_below_bytes on an H200 only), the
  * short-line, strided-output, lanes and long-row fill ones on an H200 too (bench/NOTES.md §3.1
  * has the evidence, rule by rule); the rows of other architectures hold Hopper's values, and
  * say so, until a sweep on such a part replaces them (ARCHITECTURE.md, "Adding an
@@ -11,7 +11,7 @@
     .few_lines = 4, .long_line_min = 16384, .cub_sum_below_4byte = INT64_C(1) << 20, .cub_sum_below_8byte = INT64_C(1) << 21, \
     .unpacked_lookback_from = INT64_C(1) << 24, .one_wave_tiles_per_sm = 4, .rows_max_units = 8192,           \
     .rows_max_units_many_lines = 16384, .many_lines = 1024, .transposed_min_lines = 32, .transposed_min_n = 256,  \
-    .transposed_columns_max_n = 8,                                                                          \
+    .transposed_columns_below_bytes = 16,                                                                   \
     .columns_max_n = 16, .columns_from_lines = 32768, .packed_lookback_below_lines = INT64_C(1) << 18,        \
     .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                     \
     .columns_short_line_bytes = 16, .columns_short_line_min_bytes = 4, .stream_short_line_bytes = 64,          \

@@ -184,8 +184,8 @@ typedef struct tscan_auto_policy {
     int64_t many_lines;                  /* "many lines" */
     int64_t transposed_min_lines;        /* a transposed input goes to lookback from these lines */
     int64_t transposed_min_n;            /* ... and this axis length */
-    int64_t transposed_columns_max_n;    /* a transposed input's lines up to this long, of 1-2-byte
-                                            outputs, go to columns */
+    int64_t transposed_columns_below_bytes; /* a transposed input's lines of 1-2-byte outputs
+                                               shorter than this (bytes) go to columns */
     int64_t columns_max_n;               /* a strided axis this short goes to columns */
     int64_t columns_from_lines;          /* columns from this many lines, unless lookback leads */
     int64_t packed_lookback_below_lines; /* packed small elements: lookback below this many lines */

@@ -617,8 +617,9 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
 }
 
 /* Short lines from a transposed input (neighbouring lines nearer in the input than an axis step)
- * into 1-2-byte outputs go to columns' thread a line, up to transposed_columns_max_n elements;
- * longer lines and 4-byte outputs keep rows (H200: bench/NOTES.md §3.1, "Transposed input"). */
+ * into 1-2-byte outputs go to columns' thread a line while a line is shorter than rows' 16-byte
+ * vector (transposed_columns_below_bytes); longer lines and 4-byte outputs keep rows (H200:
+ * bench/NOTES.md §3.1, "Transposed input"). */
 Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
     static const struct {
         tscan_dtype in, out;
@@ -630,6 +631,9 @@ Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
         {TSCAN_INT8, TSCAN_INT8, 2, 1, {11184810, 6}, {1, 11184810}, TSCAN_ALGO_COLUMNS},
         {TSCAN_FLOAT16, TSCAN_FLOAT16, 3, 2, {196, 211426, 6}, {1, 196, 41439496}, TSCAN_ALGO_COLUMNS},
         {TSCAN_INT16, TSCAN_INT16, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT8, TSCAN_INT8, 2, 1, {4194304, 15}, {1, 4194304}, TSCAN_ALGO_COLUMNS},
+        {TSCAN_INT8, TSCAN_INT8, 2, 1, {4194304, 16}, {1, 4194304}, TSCAN_ALGO_ROWS},         /* a vector's line */
+        {TSCAN_FLOAT16, TSCAN_FLOAT16, 2, 1, {8388608, 8}, {1, 8388608}, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT16, TSCAN_FLOAT16, 2, 1, {4194304, 16}, {1, 4194304}, TSCAN_ALGO_ROWS},   /* longer lines */
         {TSCAN_UINT8, TSCAN_INT32, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, TSCAN_ALGO_ROWS}, /* 4-byte outputs */
         {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 1, {11184810, 6}, {1, 11184810}, TSCAN_ALGO_ROWS},
