@@ -47,6 +47,14 @@ static void strided_into_packed(tscan_tensor *in, tscan_tensor *out, tscan_dtype
     cr_assert_eq(tscan_tensor_init(out, FAKE_OUT, out_dtype, ndim, sizes, NULL), TSCAN_SUCCESS);
 }
 
+/* A strided input of one dtype into a packed output, and whether a rule should take it. */
+typedef struct strided_case {
+    tscan_dtype dtype;
+    uint32_t ndim, axis;
+    int64_t sizes[3], in_strides[3];
+    int taken;
+} strided_case;
+
 Test(problem, packed_middle_axis_keeps_the_dimensions_around_it) {
     int64_t sizes[3] = {64, 4096, 1024};
     tscan_tensor in = view(FAKE_IN, 3, sizes, NULL), out = view(FAKE_OUT, 3, sizes, NULL);
@@ -590,12 +598,7 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
  * not many lines, nor broadcast lanes, which it would read once a lane
  * (bench/sweeps/along_lines.json). */
 Test(auto_dispatch, blocks_read_along_their_lines) {
-    static const struct {
-        tscan_dtype dtype;
-        uint32_t ndim, axis;
-        int64_t sizes[3], in_strides[3];
-        int stream;
-    } cases[] = {
+    static const strided_case cases[] = {
         {TSCAN_INT32, 3, 1, {142, 24800, 10}, {248000, 1, 24800}, 1},
         {TSCAN_FLOAT64, 2, 0, {4068424, 8}, {1, 4068424}, 1},
         {TSCAN_FLOAT32, 2, 0, {16777216, 4}, {1, 16777216}, 1},
@@ -609,7 +612,7 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
         strided_into_packed(&in, &out, cases[i].dtype, cases[i].dtype, cases[i].ndim, cases[i].sizes, cases[i].in_strides);
         tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
         const tscan_algo chosen = auto_choice(&desc, &in, &out);
-        cr_expect_eq(chosen == TSCAN_ALGO_STREAM, cases[i].stream, "case %zu (%s): AUTO chose %s", i,
+        cr_expect_eq(chosen == TSCAN_ALGO_STREAM, cases[i].taken, "case %zu (%s): AUTO chose %s", i,
                      tscan_dtype_name(cases[i].dtype), tscan_algo_name(chosen));
         desc.algo = TSCAN_ALGO_STREAM;
         cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "case %zu: %s", i, tscan_last_error());
@@ -656,12 +659,7 @@ Test(auto_dispatch, transposed_short_lines_of_small_outputs_go_to_columns) {
  * accumulators, 15 of 8-byte ones). Not a plain transpose (lines neighbour in the input: one
  * batch dimension), nor lines nearer than a sector in the input. */
 Test(auto_dispatch, permuted_short_lines_go_to_columns_staged_form) {
-    static const struct {
-        tscan_dtype dtype;
-        uint32_t ndim, axis;
-        int64_t sizes[3], in_strides[3];
-        int staged;
-    } cases[] = {
+    static const strided_case cases[] = {
         {TSCAN_FLOAT16, 3, 2, {196, 211426, 6}, {1, 196, 41439496}, 1},
         {TSCAN_INT16, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, 1},
         {TSCAN_FLOAT32, 3, 2, {64, 100000, 31}, {1, 64, 6400000}, 1},
@@ -679,9 +677,9 @@ Test(auto_dispatch, permuted_short_lines_go_to_columns_staged_form) {
         tscan_problem p;
         tscan_problem_init(&p, &desc, &in, &out);
         tscan_strategy_columns.outline(&p, &columns);
-        cr_expect_eq(columns.stages_lines, cases[i].staged, "case %zu (%s): staged %d", i,
+        cr_expect_eq(columns.stages_lines, cases[i].taken, "case %zu (%s): staged %d", i,
                      tscan_dtype_name(cases[i].dtype), columns.stages_lines);
-        if (cases[i].staged) {
+        if (cases[i].taken) {
             const tscan_algo chosen = auto_choice(&desc, &in, &out);
             cr_expect_eq(chosen, TSCAN_ALGO_COLUMNS, "case %zu (%s): AUTO chose %s", i, tscan_dtype_name(cases[i].dtype),
                          tscan_algo_name(chosen));
