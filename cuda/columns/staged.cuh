@@ -26,7 +26,7 @@ constexpr int kStagedBlocksPerSM = 4;
 // loads all its groups' next staged_chunk positions before it writes any to shared memory: 16
 // loads in flight (8 of 8 bytes), in 54-57 registers under the 64 of 4 blocks an SM (chunks of
 // 6 spilled). Walked one position at a time, ptxas wrote each load to shared memory two or
-// three loads later, and the thread waited on it (bench/NOTES.md §3.1, "Permuted input").
+// three loads later, and the thread waited on it (bench/NOTES.md §3.7, "The staged form").
 constexpr int kStagedGroups = 4;
 template <class A> constexpr int staged_chunk() { return sizeof(A) == 8 ? 2 : 4; }
 
