@@ -10,6 +10,10 @@
 // columns/kernel.cuh). One- or two-byte elements otherwise move 1-2 bytes per instruction,
 // and even 4-byte ones leave too few bytes in flight when the axis is short (an axis of 2:
 // two loads a thread).
+//
+// A permuted input's short lines (its unit stride on another batch dimension than the output's
+// lines, which lie a sector or more apart in it) go through shared memory a tile at a time
+// instead: columns/staged.cuh.
 #include "columns/kernel.cuh"
 #include "columns/staged.cuh"
 
