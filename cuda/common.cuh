@@ -407,6 +407,13 @@ template <size_t Size, int N> __device__ __forceinline__ void drop_low_bytes(uin
     }
 }
 
+// Bytes [shift, shift + 16) of lo then hi (memory order).
+template <size_t Size> __device__ __forceinline__ uint4 realigned(uint4 lo, uint4 hi, unsigned shift) {
+    uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    drop_low_bytes<Size>(w, shift);
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // ---- 1- and 2-byte integer lines, 4 / Size of them to a 32-bit word ------------------------
 // A sum or product kept in an integer output's width depends only on the low bits of its
 // terms (CONTRACT §1.2; signed and unsigned, and a same-width pair, alike): a word holding 4 /

@@ -235,13 +235,6 @@ struct realign_args {
     uintptr_t in_lo, in_end;
 };
 
-// Bytes [shift, shift + 16) of lo then hi (memory order).
-template <size_t Size> __device__ __forceinline__ uint4 realigned(uint4 lo, uint4 hi, unsigned shift) {
-    uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    drop_low_bytes<Size>(w, shift);
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 // The 16 bytes of v shifted down by 8 * Bytes bits (Bytes a power of two up to 8).
 template <int Bytes> __device__ __forceinline__ uint4 shifted_down(uint4 v) {
     if constexpr (Bytes == 8) return make_uint4(v.z, v.w, 0, 0);
