@@ -37,6 +37,9 @@ struct sm90_policy {
     static constexpr int64_t lanes_wide_tile_bytes = 65536;    // ... on long lines of wide statuses
     static constexpr int lanes_wide_status_words = 16;         // a tile's status parts that make long lines wide
     static constexpr int lanes_wide_min_tiles = 4;             // ... and plain tiles a line runs over, more than
+    // copies of broadcast lines (cuda/replicate.cu)
+    static constexpr int replicate_threads = 256;
+    static constexpr int64_t replicate_blocks_per_sm = 8;      // resident blocks before a grid-stride loop
 };
 
 using kernel_policy = sm90_policy;

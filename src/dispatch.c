@@ -225,14 +225,20 @@ static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? de
 
 /* Validates, and for a non-empty request builds the problem and plans it, once, with the
  * strategy that will run it under `algo` (the caller's, or AUTO for the query): *strategy and
- * *launch_plan say what a launch does. *strategy stays NULL for an empty tensor. AUTO never
- * ends in NOT_SUPPORTED: if its first choice declines, the columns kernel, which takes every
- * layout, runs instead. */
+ * *launch_plan say what a launch does, and *replication what follows it (copies == 0: nothing).
+ * *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if its first
+ * choice declines, the columns kernel, which takes every layout, runs instead.
+ * Broadcast lines (the input repeating along dimensions other than the axis): AUTO plans the
+ * scan of the distinct ones and copies of them (src/replication.c), where every strategy would
+ * otherwise read and scan each repeat, mostly from a layout it moves poorly (H100, fresh draws:
+ * 6482x10497 int8 broadcast along 10497 lines 31 % of the copy, 3x35950x200x8x6 int8 along 3
+ * outer copies 26.5; bench/NOTES.md §2, "Broadcast inputs"). Forced strategies scan every line. */
 static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tscan_tensor *input,
                          const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy,
-                         tscan_launch_plan *launch_plan) {
+                         tscan_launch_plan *launch_plan, tscan_replication *replication) {
     tscan_status s = tscan_validate(desc, input, output);
     *strategy = NULL;
+    replication->copies = 0;
     if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
     tscan_problem_init(p, desc, input, output);
     if (algo != TSCAN_ALGO_AUTO) {
@@ -240,6 +246,11 @@ static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tsc
         return (*strategy)->plan(p, launch_plan);
     }
     const tscan_planning planning = tscan_planning_for_current_device();
+    if (tscan_plan_replication(p, planning.policy, replication)) {
+        tscan_tensor distinct_input, distinct_output;
+        tscan_distinct_view(input, output, desc->axis, &distinct_input, &distinct_output);
+        tscan_problem_init(p, desc, &distinct_input, &distinct_output);
+    }
     *strategy = strategy_of(tscan_choose_algo(p, &planning));
     if ((*strategy)->plan(p, launch_plan) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
     *strategy = &tscan_strategy_columns;
@@ -253,7 +264,8 @@ tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tenso
     tscan_problem p;
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
-    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan);
+    tscan_replication replication;
+    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication);
 }
 
 tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
@@ -261,10 +273,12 @@ tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tenso
     tscan_problem p;
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
+    tscan_replication replication;
     tscan_status s;
     if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
-    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan))) return s;
-    /* An empty tensor runs nothing; report what a non-empty one of this layout would get. */
+    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan, &replication))) return s;
+    /* An empty tensor runs nothing; report what a non-empty one of this layout would get.
+     * Broadcast lines that AUTO copies report the strategy of their distinct ones' scan. */
     *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
     return TSCAN_SUCCESS;
 }
@@ -274,9 +288,10 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
     tscan_problem p;
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
+    tscan_replication replication;
     tscan_status s;
     if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan))) return s;
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication))) return s;
     *bytes = strategy ? launch_plan.workspace_bytes : 0;
     return TSCAN_SUCCESS;
 }
@@ -346,11 +361,12 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
     tscan_problem p;
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
+    tscan_replication replication;
     const tscan_device_info *dev;
     int capturing = 0;
     tscan_status s;
     cudaError_t pending;
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan)) || !strategy)
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication)) || !strategy)
         return s;
     const size_t needed = launch_plan.workspace_bytes;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
@@ -365,5 +381,6 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
         (s = check_device_accessible(input->data, "input", dev, capturing)) ||
         (s = check_device_accessible(output->data, "output", dev, capturing)))
         return s;
-    return strategy->launch(&launch_plan, workspace, stream);
+    if ((s = strategy->launch(&launch_plan, workspace, stream))) return s;
+    return replication.copies ? tscan_replicate(&replication, stream) : TSCAN_SUCCESS;
 }

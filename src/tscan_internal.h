@@ -201,6 +201,11 @@ typedef struct tscan_auto_policy {
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
     int64_t pairs_lookback_min_run;      /* 4-byte lines in lookback's pairs, runs this long: lookback over columns' single lines */
     int lookback_min_fill_pct;           /* many contiguous lines: lookback where its tiles are this full on average */
+    int64_t replicate_min_copies;        /* broadcast lines: scanned once and copied from this many copies ... */
+    int64_t replicate_min_output_bytes;  /* ... and this much output (src/replication.c), where the output's */
+    int64_t replicate_min_row_bytes;     /* ... fastest kept run is this long, or where it repeats elements */
+    int64_t replicate_repeated_max_elem_bytes;     /* ... this wide at most, */
+    int64_t replicate_repeated_max_distinct_bytes; /* ... of a distinct output this small at most */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
@@ -271,6 +276,36 @@ extern const tscan_strategy tscan_strategy_rows;       /* cuda/rows.cu */
 extern const tscan_strategy tscan_strategy_columns;    /* cuda/columns.cu */
 extern const tscan_strategy tscan_strategy_lookback;   /* cuda/lookback.cu */
 extern const tscan_strategy tscan_strategy_stream;     /* cuda/stream.cu */
+
+/* ---- broadcast lines scanned once (src/replication.c, cuda/replicate.cu) ---------------- */
+
+/* An output whose lines repeat along the input's broadcast dimensions (stride 0, other than the
+ * axis): what the copies of its distinct lines take. The output is a dense block, seen in memory
+ * order as runs of dimensions ("groups", fastest first) that are alternately kept (distinct
+ * data) and replicated (the input repeats along them); an element's source is the element at
+ * index 0 of every replicated group. */
+typedef struct tscan_replication {
+    int64_t copies;          /* lines of the output per distinct line; 0: no replication */
+    char *out;               /* the output's first element (the lowest address) */
+    size_t elem_size;
+    int64_t elements;        /* of the output, under 2^32 */
+    uint32_t groups;
+    int64_t extents[TSCAN_MAX_DIMS];
+    int first_replicated;    /* group 0 is replicated (the groups then alternate) */
+} tscan_replication;
+
+/* 1, with *r filled, where AUTO scans p's distinct lines and copies them (policy's thresholds):
+ * copies enough, output large enough, dense with positive strides and under 2^32 elements;
+ * else 0. Host only. */
+int tscan_plan_replication(const tscan_problem *p, const tscan_auto_policy *policy, tscan_replication *r);
+
+/* The views of the distinct lines: input and output with the input's broadcast dimensions
+ * other than the axis set to size 1 (the output's lines at index 0 of them). */
+void tscan_distinct_view(const tscan_tensor *input, const tscan_tensor *output, uint32_t axis,
+                         tscan_tensor *distinct_input, tscan_tensor *distinct_output);
+
+/* Copies r's distinct lines, already scanned, into the rest of the output: async on stream. */
+tscan_status tscan_replicate(const tscan_replication *r, cudaStream_t stream);
 
 /* The strategy that AUTO's rules pick for p with the device's planning (src/dispatch.c); never
  * TSCAN_ALGO_AUTO. */
