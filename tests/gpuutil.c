@@ -8,6 +8,7 @@
 #include <criterion/logging.h>
 
 #include "gpuutil.h"
+#include "tscan_internal.h"
 
 int gu_device_available(char *reason, size_t size) {
     int count = 0;
@@ -167,11 +168,18 @@ gu_outcome gu_run(gu_arena *a, tu_layout *l, const unsigned char *expected, tsca
         tscan_scan_desc as_chosen = desc;
         size_t chosen_bytes = 0;
         as_chosen.algo = chosen;
-        s = tscan_scan_supported(&as_chosen, &din, &dout);
+        /* Broadcast lines that AUTO copies: its choice scans the distinct ones (src/replication.c). */
+        tscan_tensor chosen_in = din, chosen_out = dout;
+        tscan_problem p;
+        tscan_replication r;
+        if (tscan_numel(&din) > 0) tscan_problem_init(&p, &desc, &din, &dout);
+        if (tscan_numel(&din) > 0 && tscan_plan_replication(&p, tscan_planning_for_current_device().policy, &r))
+            tscan_distinct_view(&din, &dout, desc.axis, &chosen_in, &chosen_out);
+        s = tscan_scan_supported(&as_chosen, &chosen_in, &chosen_out);
         if (s != TSCAN_SUCCESS)
             return fail(msg, size, what, "AUTO chose %s, which answers %s (%s)",
                         tscan_algo_name(chosen), tscan_status_string(s), tscan_last_error());
-        s = tscan_scan_workspace_size(&as_chosen, &din, &dout, &chosen_bytes);
+        s = tscan_scan_workspace_size(&as_chosen, &chosen_in, &chosen_out, &chosen_bytes);
         if (s != TSCAN_SUCCESS || chosen_bytes != ws_bytes)
             return fail(msg, size, what,
                         "AUTO asks for %zu workspace bytes, its choice %s for %zu (%s)", ws_bytes,

@@ -26,6 +26,7 @@
 
 #include "gpuutil.h"
 #include "testutil.h"
+#include "tscan_internal.h"
 
 /* ---- the matrix: one test per dtype ------------------------------------------------------- */
 
@@ -139,7 +140,8 @@ static void prepare_shape_case(tu_layout *l) {
  * permuted, padded, negative, broadcast, in place and transposed across the dtypes; or
  * every case takes `layout`.
  */
-static void run_shapes(const gu_shape *list, size_t count, const char *what, uint64_t salt, int layout) {
+static void run_prepared_shapes(const gu_shape *list, size_t count, const char *what, uint64_t salt, int layout,
+                                void (*prepare)(tu_layout *l)) {
     GU_REQUIRE_DEVICE();
     gu_arena a = {0};
     gu_tally t;
@@ -159,12 +161,15 @@ static void run_shapes(const gu_shape *list, size_t count, const char *what, uin
                 /* Half the cases start their views aligned, so that vectors and words run too. */
                 c.aligned = (combo + (unsigned)dt + (unsigned)s) / 4 % 2 == 0;
                 choose_data(&c, combo + (unsigned)dt);
-                gu_run_all_algos(&a, &c, prepare_shape_case, (cudaStream_t)0, &t);
+                gu_run_all_algos(&a, &c, prepare, (cudaStream_t)0, &t);
             }
         }
     }
     gu_arena_free(&a);
     gu_tally_assert(&t, what);
+}
+static void run_shapes(const gu_shape *list, size_t count, const char *what, uint64_t salt, int layout) {
+    run_prepared_shapes(list, count, what, salt, layout, prepare_shape_case);
 }
 
 Test(gpu_shapes, single_lines) { run_shapes(lines, sizeof lines / sizeof lines[0], "single lines", 1, -1); }
@@ -228,6 +233,32 @@ static const gu_shape staged[] = {
 };
 Test(gpu_shapes, staged_permuted_input) {
     run_shapes(staged, sizeof staged / sizeof staged[0], "staged permuted input", 12, TU_LAYOUT_TRANSPOSED);
+}
+
+/* Broadcast inputs (random dimensions of stride 0) under packed outputs of 4 MiB or more, where
+ * AUTO scans the distinct lines and copies them (src/replication.c, cuda/replicate.cu) when
+ * three or more lines share each: the output's fastest dimension repeated, inner and outer runs
+ * of kept dimensions repeated, several replicated groups. prepare counts the cases AUTO
+ * replicates, by element size: each size must have some (tests/emulated runs every layout of
+ * the copies on CPU threads). */
+static const gu_shape broadcast[] = {
+    {3, {5, 1000, 900}, 2}, {3, {1200, 4, 900}, 0}, {2, {4500, 1000}, 0}, {4, {3, 30, 50, 1000}, 1},
+};
+static long replicated_by_size[9];
+static void prepare_broadcast_case(tu_layout *l) {
+    prepare_shape_case(l);
+    tscan_problem p;
+    tscan_replication r;
+    tscan_problem_init(&p, &l->c.desc, &l->input, &l->output);
+    const tscan_planning planning = tscan_planning_for_current_device();
+    if (tscan_plan_replication(&p, planning.policy, &r)) ++replicated_by_size[r.elem_size];
+}
+Test(gpu_shapes, broadcast_lines_copied) {
+    memset(replicated_by_size, 0, sizeof replicated_by_size);
+    run_prepared_shapes(broadcast, sizeof broadcast / sizeof broadcast[0], "broadcast lines", 13, TU_LAYOUT_BROADCAST,
+                        prepare_broadcast_case);
+    for (size_t size = 1; size <= 8; size *= 2)
+        cr_expect(replicated_by_size[size] > 0, "no case of %zu-byte elements was replicated", size);
 }
 
 /* Rows of a pitched input start at every alignment in turn while the packed output's stay put:

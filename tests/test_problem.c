@@ -605,7 +605,7 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
         {TSCAN_INT8, 2, 0, {2097152, 33}, {1, 2097152}, 1},
         {TSCAN_FLOAT64, 2, 0, {33554432, 2}, {1, 33554432}, 0},  /* 2 lanes */
         {TSCAN_FLOAT64, 3, 1, {65536, 100, 10}, {1000, 1, 100}, 0}, /* lines enough for columns */
-        {TSCAN_FLOAT32, 3, 1, {1, 3774321, 16}, {3774321, 1, 0}, 0}, /* broadcast lanes */
+        {TSCAN_FLOAT32, 3, 1, {1, 3774321, 16}, {3774321, 1, 0}, 0}, /* broadcast lanes: replicated */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
@@ -684,6 +684,73 @@ Test(auto_dispatch, permuted_short_lines_go_to_columns_staged_form) {
             cr_expect_eq(chosen, TSCAN_ALGO_COLUMNS, "case %zu (%s): AUTO chose %s", i, tscan_dtype_name(cases[i].dtype),
                          tscan_algo_name(chosen));
         }
+    }
+}
+
+/* Broadcast lines (the input's stride 0 on dimensions other than the axis): AUTO scans the
+ * distinct lines and copies them where three or more share each and the packed output holds 4
+ * MiB or more, its fastest kept run 128 bytes or more, or its fastest dimension repeated over 1-2
+ * byte elements of a distinct output of 1 MiB at most; the groups of the output's dimensions in
+ * memory order, fastest first, alternate kept and replicated. Not two copies, a small output, a
+ * padded output, nor a broadcast axis alone. */
+Test(replication, broadcast_lines_are_planned_as_copies_of_the_distinct_ones) {
+    static const struct {
+        tscan_dtype dtype;
+        uint32_t ndim, axis;
+        int64_t sizes[6], in_strides[6];
+        int64_t out_pad;  /* elements after each row of the output's last dimension */
+        int64_t copies;   /* 0: not replicated */
+        uint32_t groups;
+        int first_replicated;
+        int64_t extents[4];
+    } cases[] = {
+        {TSCAN_INT8, 2, 0, {6482, 10497}, {1, 0}, 0, 10497, 2, 1, {10497, 6482}},
+        {TSCAN_INT8, 4, 2, {3, 35950, 8, 6}, {0, 48, 6, 1}, 0, 3, 2, 0, {35950 * 48, 3}},
+        {TSCAN_FLOAT16, 6, 5, {128, 18, 3, 2, 5, 689}, {74412, 4134, 1378, 689, 0, 1}, 0, 5, 3, 0, {689, 5, 13824}},
+        {TSCAN_UINT8, 2, 0, {4096, 42068}, {1, 0}, 0, 42068, 2, 1, {42068, 4096}},
+        {TSCAN_UINT64, 2, 0, {10128653, 5}, {1, 0}, 0, 0, 0, 0, {0}},                /* repeated 8-byte elements */
+        {TSCAN_FLOAT16, 3, 1, {1581519, 2, 78}, {2, 1, 0}, 0, 0, 0, 0, {0}},         /* ... of 6 MB distinct */
+        {TSCAN_FLOAT32, 2, 1, {2000000, 5}, {0, 1}, 0, 0, 0, 0, {0}},                /* kept runs of 20 bytes */
+        {TSCAN_FLOAT32, 4, 1, {4, 37, 3, 41000}, {0, 41000, 0, 1}, 0, 12, 4, 0, {41000, 3, 37, 4}},
+        {TSCAN_INT8, 3, 1, {2, 34, 1000000}, {0, 1000000, 1}, 0, 0, 0, 0, {0}},      /* two copies */
+        {TSCAN_INT8, 2, 0, {1000, 4000}, {1, 0}, 0, 0, 0, 0, {0}},                   /* 4 MB of output */
+        {TSCAN_FLOAT32, 2, 0, {2000, 4000}, {1, 0}, 3, 0, 0, 0, {0}},                 /* padded output */
+        {TSCAN_FLOAT32, 2, 1, {20000, 4000}, {1, 0}, 0, 0, 0, 0, {0}},                /* the axis broadcast */
+    };
+    const tscan_planning planning = {tscan_auto_policy_for(90), 132};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const uint32_t ndim = cases[i].ndim, last = ndim - 1;
+        int64_t out_strides[6], step = 1;
+        for (uint32_t d = ndim; d-- > 0;) {
+            out_strides[d] = step;
+            step *= cases[i].sizes[d] + (d == last ? cases[i].out_pad : 0);
+        }
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].dtype, ndim, cases[i].sizes, cases[i].in_strides), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].dtype, ndim, cases[i].sizes, out_strides), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_DECREASING, 1, TSCAN_ALGO_AUTO};
+        cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "case %zu: %s", i, tscan_last_error());
+        tscan_problem p;
+        tscan_problem_init(&p, &desc, &in, &out);
+        tscan_replication r;
+        const int planned = tscan_plan_replication(&p, planning.policy, &r);
+        cr_expect_eq(planned, cases[i].copies != 0, "case %zu: replicated %d", i, planned);
+        if (!planned) continue;
+        cr_expect_eq(r.copies, cases[i].copies, "case %zu: %lld copies", i, (long long)r.copies);
+        cr_expect_eq(r.groups, cases[i].groups, "case %zu: %u groups", i, r.groups);
+        cr_expect_eq(r.first_replicated, cases[i].first_replicated, "case %zu", i);
+        for (uint32_t g = 0; g < r.groups && g < 4; ++g)
+            cr_expect_eq(r.extents[g], cases[i].extents[g], "case %zu: group %u of %lld", i, g, (long long)r.extents[g]);
+        cr_expect_eq(r.out, (char *)FAKE_OUT, "case %zu: the output's base moved", i);
+        /* The distinct view: the broadcast dimensions other than the axis of size 1 in both. */
+        tscan_tensor distinct_in, distinct_out;
+        tscan_distinct_view(&in, &out, cases[i].axis, &distinct_in, &distinct_out);
+        int64_t distinct = 1;
+        for (uint32_t d = 0; d < ndim; ++d) {
+            cr_expect_eq(distinct_in.sizes[d], distinct_out.sizes[d], "case %zu, dimension %u", i, d);
+            distinct *= distinct_out.sizes[d];
+        }
+        cr_expect_eq(distinct * r.copies, r.elements, "case %zu: %lld distinct elements", i, (long long)distinct);
     }
 }
 

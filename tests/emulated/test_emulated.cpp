@@ -3,7 +3,8 @@
 // column blocks, packed or not, off the grid, widened, transposed stores) and one-wave kernel
 // (cuda/lookback/one_wave.cuh), the stream
 // kernels (cuda/stream/), columns' realigned and widening kernels (cuda/columns/kernel.cuh) and
-// its staged form (cuda/columns/staged.cuh);
+// its staged form (cuda/columns/staged.cuh), the copies of broadcast lines
+// (cuda/replicate/kernel.cuh);
 // and two word-level helpers of rows and lookback's tile kernel against element-by-element
 // arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed
 // dtype pair, both operators, both directions, inclusive and exclusive, line lengths from 1 to
@@ -18,6 +19,7 @@
 #include "columns/staged.cuh"
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
+#include "replicate/kernel.cuh"
 #include "stream/kernel.cuh"
 #include "stream/lanes.cuh"
 
@@ -906,6 +908,120 @@ Test(emulated_columns, widened_vectors_every_kind_of_pair) {
                           "%s: element %lld differs from the reference", text, (long long)i);
         }
     }
+}
+
+// ---- the copies of broadcast lines -------------------------------------------------------
+
+// n / d by fast_divisor against the division, at the ends of the 32-bit range and at random.
+Test(emulated_replicate, fast_division_is_exact) {
+    std::mt19937_64 rng(27);
+    const uint32_t edges[] = {0u, 1u, 2u, 3u, 7u, 10u, 0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu};
+    for (int i = 0; i < 4000; ++i) {
+        const uint32_t d = i < 11 ? std::max(edges[i], 1u) : i % 3 == 0 ? (uint32_t)(rng() % 300) + 1 : (uint32_t)rng() | 1u;
+        const fast_divisor f = make_divisor(d);
+        for (int j = 0; j < 200; ++j) {
+            const uint32_t n = j < 11 ? edges[j] : j % 2 ? (uint32_t)rng() : (uint32_t)(rng() % 4096) * d - (j % 4 == 0);
+            cr_assert_eq(f.div(n), n / d, "%u / %u: %u", n, d, f.div(n));
+        }
+    }
+}
+
+namespace {
+
+template <int Size> struct emulated_replicate_launch {
+    static void run(const replicate_args &a) { tscan_emu::launch(3, kReplicateThreads, replicate_kernel<Size>, a); }
+};
+
+struct replicate_case {
+    tscan_dtype dtype;
+    uint32_t ndim, axis;
+    int64_t sizes[5], in_strides[5];  // 0: broadcast
+    uint32_t groups;                  // expected, memory order
+    int first_replicated;
+    int64_t out_offset;               // elements past a 16-byte boundary
+};
+
+// The distinct lines scanned into the poisoned output by the reference (as AUTO's scan of the
+// distinct view writes them), then the emulated copies: the whole output against the
+// reference's scan of every line, bit for bit, and nothing written outside it.
+void check_replicated(const replicate_case &c, int variant, std::mt19937_64 &rng) {
+    const size_t size = tscan_dtype_size(c.dtype);
+    const tscan_op op = variant & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+    int64_t total = 1, in_count = 1;
+    for (uint32_t d = 0; d < c.ndim; ++d) {
+        total *= c.sizes[d];
+        in_count += c.in_strides[d] * (c.sizes[d] - 1);
+    }
+    aligned_bytes in(in_count * size), buffer((total + c.out_offset + 16) * size), want(total * size);
+    fill(c.dtype, op, in.p, in_count, rng);
+    std::memset(buffer.p, 0xa5, buffer.size);
+    unsigned char *const out = buffer.p + c.out_offset * size;
+    const tscan_scan_desc desc = {op, c.axis, variant & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (variant & 4) != 0,
+                                  TSCAN_ALGO_AUTO};
+    tscan_tensor tin, tout, twant, distinct_in, distinct_out;
+    cr_assert_eq(tscan_tensor_init(&tin, in.p, c.dtype, c.ndim, c.sizes, c.in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out, c.dtype, c.ndim, c.sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.dtype, c.ndim, c.sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_distinct_view(&tin, &tout, c.axis, &distinct_in, &distinct_out);
+    cr_assert_eq(tscan_scan_reference(&desc, &distinct_in, &distinct_out), TSCAN_SUCCESS, "%s", tscan_last_error());
+
+    tscan_problem p;
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    tscan_auto_policy policy = *tscan_auto_policy_for(90);
+    policy.replicate_min_output_bytes = 0;  // every layout of the copies, whatever AUTO would take
+    policy.replicate_min_row_bytes = 0;
+    policy.replicate_repeated_max_elem_bytes = 8;
+    policy.replicate_repeated_max_distinct_bytes = INT64_MAX;
+    tscan_replication r;
+    char text[200];
+    std::snprintf(text, sizeof text, "%s %s, %lld x %lld x %lld x %lld x %lld axis %u, output offset %lld, variant %d",
+                  tscan_op_name(op), tscan_dtype_name(c.dtype), (long long)c.sizes[0], (long long)c.sizes[1],
+                  (long long)c.sizes[2], (long long)c.sizes[3], (long long)c.sizes[4], c.axis, (long long)c.out_offset,
+                  variant);
+    cr_assert(tscan_plan_replication(&p, &policy, &r), "%s: not replicated", text);
+    cr_assert_eq(r.groups, c.groups, "%s: %u groups", text, r.groups);
+    cr_assert_eq(r.first_replicated, c.first_replicated, "%s: first group replicated %d", text, r.first_replicated);
+    const replicate_args a = replicate_args_of(r);
+    switch (size) {
+    case 1: emulated_replicate_launch<1>::run(a); break;
+    case 2: emulated_replicate_launch<2>::run(a); break;
+    case 4: emulated_replicate_launch<4>::run(a); break;
+    default: emulated_replicate_launch<8>::run(a); break;
+    }
+    for (int64_t i = 0; i < c.out_offset * (int64_t)size; ++i)
+        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld before the output written", text, (long long)i);
+    for (int64_t i = (c.out_offset + total) * (int64_t)size; i < (int64_t)buffer.size; ++i)
+        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld after the output written", text, (long long)i);
+    for (int64_t i = 0; i < total; ++i)
+        cr_assert(std::memcmp(out + i * size, want.p + i * size, size) == 0, "%s: element %lld differs from the reference",
+                  text, (long long)i);
+}
+
+}  // namespace
+
+// Each layout of broadcast lines the random sweep draws: the output's fastest dimension repeated
+// (whole vectors of one element, rows shorter than a vector), an inner or outer run of kept
+// dimensions repeated (rows on the grid and off it, realigned), two replicated groups; every
+// element size, outputs off the 16-byte grid.
+Test(emulated_replicate, broadcast_lines_copied_from_the_distinct_ones) {
+    std::mt19937_64 rng(28);
+    const replicate_case cases[] = {
+        {TSCAN_INT8, 2, 0, {300, 1049}, {1, 0}, 2, 1, 0},                        // fastest repeated
+        {TSCAN_UINT16, 2, 0, {700, 5}, {1, 0}, 2, 1, 3},                         // rows under a vector
+        {TSCAN_FLOAT64, 2, 0, {900, 5}, {1, 0}, 2, 1, 1},
+        {TSCAN_INT8, 3, 0, {3, 34, 1299}, {34, 1, 0}, 2, 1, 5},                  // an axis of 3 over repeated lines
+        {TSCAN_INT8, 4, 2, {3, 95, 8, 6}, {0, 48, 6, 1}, 2, 0, 0},               // outer copies of a lanes block
+        {TSCAN_FLOAT16, 4, 3, {6, 3, 5, 689}, {2067, 689, 0, 1}, 3, 0, 7},       // inner copies, rows off the grid
+        {TSCAN_FLOAT32, 4, 1, {4, 37, 3, 41}, {0, 41, 0, 1}, 4, 0, 1},           // two replicated groups
+        {TSCAN_UINT32, 3, 1, {5, 333, 4}, {0, 1, 0}, 3, 1, 2},                   // repeated fastest and outer
+        {TSCAN_INT64, 3, 2, {3, 4, 517}, {517, 0, 1}, 3, 0, 0},
+        {TSCAN_BFLOAT16, 3, 0, {77, 3, 40}, {40, 0, 1}, 3, 0, 5},                // kept rows of 5 vectors
+    };
+    int variant = 0;
+    for (const replicate_case &c : cases)
+        for (int v = 0; v < 2; ++v) check_replicated(c, variant++ % 8, rng);
 }
 
 // 1-byte products four to a word (byte_word_product, byte_word_product_scan: rows and lookback's
