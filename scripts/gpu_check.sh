@@ -50,6 +50,10 @@ fi
 step racecheck timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
   --backend gpu --shape 3000x200 --axis 0 --shape 300x20000 --axis 1 --shape 20000x100 --axis 1 \
   --shape 70000 --axis 0 --shape 300x2000x12 --axis 1 --shape 2000x600 --axis 1 --layout transposed --algo all --dtype float32,float64,int8 --min-samples 2 --warmup 0 --time-limit 0.01
+# Columns' staged form (tiles of a permuted input through shared memory): permuted inputs only
+# reach it, and they need strides a sweep file gives; a case takes tens of ms under racecheck.
+step racecheck-staged timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
+  --backend gpu --sweep bench/sweeps/race_permuted.json --min-samples 2 --warmup 0 --time-limit 2
 # Wider outputs: columns' widened vectors stage each warp's outputs in shared memory; lookback's
 # line chunks of input words (a line of whole words and one in part).
 step racecheck-wider timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
