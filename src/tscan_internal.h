@@ -295,8 +295,9 @@ typedef struct tscan_replication {
 } tscan_replication;
 
 /* 1, with *r filled, where AUTO scans p's distinct lines and copies them (policy's thresholds):
- * copies enough, output large enough, dense with positive strides and under 2^32 elements;
- * else 0. Host only. */
+ * copies enough, output large enough, dense with positive strides and under 2^32 elements, and
+ * a layout where the copies pay (a long fastest kept run, or repeated small elements of a small
+ * distinct output); else 0. Host only. */
 int tscan_plan_replication(const tscan_problem *p, const tscan_auto_policy *policy, tscan_replication *r);
 
 /* The views of the distinct lines: input and output with the input's broadcast dimensions
