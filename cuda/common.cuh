@@ -388,6 +388,41 @@ template <class T, int ITEMS> struct item_pack {
 // Every lane of a warp, for its shuffles and votes.
 constexpr unsigned kFullMask = 0xffffffffu;
 
+// The least l with 2^l >= x (host planning: tile sides).
+inline int log2_ceil(int64_t x) {
+    int l = 0;
+    while ((int64_t(1) << l) < x) ++l;
+    return l;
+}
+
+// n / d for every 32-bit n, by a multiply and a shift (Granlund and Montgomery's round-up
+// method): shift = ceil(log2 d), magic = floor(2^32 (2^shift - d) / d) + 1, which fits 32 bits.
+struct fast_divisor {
+    uint32_t d, magic, shift;
+    __host__ __device__ __forceinline__ uint32_t div(uint32_t n) const {
+#ifdef __CUDA_ARCH__
+        const uint64_t high = __umulhi(n, magic);
+#else
+        const uint64_t high = ((uint64_t)n * magic) >> 32;
+#endif
+        return (uint32_t)((high + n) >> shift);
+    }
+    __host__ __device__ __forceinline__ uint32_t mod(uint32_t n) const { return n - div(n) * d; }
+};
+inline fast_divisor make_divisor(uint32_t d) {
+    const uint32_t shift = (uint32_t)log2_ceil(d);
+    const uint64_t magic = ((uint64_t)1 << 32) * (((uint64_t)1 << shift) - d) / d + 1;
+    return fast_divisor{d, (uint32_t)magic, shift};
+}
+
+// The unsigned integer of Size bytes: what kernels that only move elements (the copies of
+// broadcast lines, the gather of permuted inputs) load and store, whatever the dtype.
+template <int Size> struct unsigned_of;
+template <> struct unsigned_of<1> { using type = uint8_t; };
+template <> struct unsigned_of<2> { using type = uint16_t; };
+template <> struct unsigned_of<4> { using type = uint32_t; };
+template <> struct unsigned_of<8> { using type = uint64_t; };
+
 // ---- realigned vectors: 16-byte loads at memory's own alignment, shifted in registers ------
 // Drops the first `shift` bytes of w (memory order, lowest address first; shift < 16 and a
 // multiple of the element size Size): afterwards w[j] holds bytes [4j + shift, 4j + shift + 4)

@@ -125,12 +125,6 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
     }
 }
 
-inline int staged_log2_ceil(int64_t x) {
-    int l = 0;
-    while ((int64_t(1) << l) < x) ++l;
-    return l;
-}
-
 // The staged form for a, in s. Takes: the output along the axis (unit step), its lines end to
 // end along its fastest batch dimension v, whose neighbours lie a sector or more apart in the
 // input; the input's unit stride on another batch dimension u; v long enough to fill half a
@@ -146,14 +140,14 @@ inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
     for (int d = 0; d < v; ++d)
         if (a.batch.in_strides[d] == 1 && a.batch.sizes[d] > 1) u = d;
     if (u < 0) return false;
-    const int log_tu = std::min(staged_log2_ceil(a.batch.sizes[u]), 5);
+    const int log_tu = std::min(log2_ceil(a.batch.sizes[u]), 5);
     const int64_t tu = int64_t(1) << log_tu;
     const auto tile_bytes = [&](int64_t tv) { return tu * ((tv * a.n) | 1) * acc_bytes; };
     // A tile of fewer lines than threads (along a short v) would leave most of the block idle,
     // and a line too long for a thread's line each would not fit.
     if (2 * tu * a.batch.sizes[v] < kStagedThreads || tile_bytes(kStagedThreads / tu) > kStagedTileBytes) return false;
     // Tv: up to kStagedGroups lines a thread, within the tile's bytes and v's extent.
-    int log_tv = staged_log2_ceil(kStagedThreads / tu);
+    int log_tv = log2_ceil(kStagedThreads / tu);
     while ((tu << (log_tv + 1)) <= kStagedGroups * kStagedThreads && tile_bytes(int64_t(2) << log_tv) <= kStagedTileBytes &&
            (int64_t(1) << log_tv) < a.batch.sizes[v])
         ++log_tv;

@@ -15,27 +15,6 @@ constexpr int64_t kReplicateBlocksPerSm = kernel_policy::replicate_blocks_per_sm
 // Replicated groups above the fastest one: groups alternate, and there are at most TSCAN_MAX_DIMS.
 constexpr int kMaxUpperReplicated = TSCAN_MAX_DIMS / 2;
 
-// n / d for every 32-bit n, by a multiply and a shift (Granlund and Montgomery's round-up
-// method): shift = ceil(log2 d), magic = floor(2^32 (2^shift - d) / d) + 1, which fits 32 bits.
-struct fast_divisor {
-    uint32_t d, magic, shift;
-    __host__ __device__ __forceinline__ uint32_t div(uint32_t n) const {
-#ifdef __CUDA_ARCH__
-        const uint64_t high = __umulhi(n, magic);
-#else
-        const uint64_t high = ((uint64_t)n * magic) >> 32;
-#endif
-        return (uint32_t)((high + n) >> shift);
-    }
-    __host__ __device__ __forceinline__ uint32_t mod(uint32_t n) const { return n - div(n) * d; }
-};
-inline fast_divisor make_divisor(uint32_t d) {
-    uint32_t shift = 0;
-    while (((uint64_t)1 << shift) < d) ++shift;
-    const uint64_t magic = ((uint64_t)1 << 32) * (((uint64_t)1 << shift) - d) / d + 1;
-    return fast_divisor{d, (uint32_t)magic, shift};
-}
-
 // The kernel's view of a tscan_replication. A row is a run of group 0: `row` elements that are
 // distinct (kept) or copies of the row's first (row_replicated). Row r's source row starts at
 // r * row less, for each replicated group g above, its index (r / below[g]) % extent[g] times
@@ -75,12 +54,6 @@ inline replicate_args replicate_args_of(const tscan_replication &r) {
     }
     return a;
 }
-
-template <int Size> struct unsigned_of;
-template <> struct unsigned_of<1> { using type = uint8_t; };
-template <> struct unsigned_of<2> { using type = uint16_t; };
-template <> struct unsigned_of<4> { using type = uint32_t; };
-template <> struct unsigned_of<8> { using type = uint64_t; };
 
 // Vector v of the output (thread v, grid-stride) holds elements f0 .. f0 + V of it. A vector
 // inside one row loads its sources whole: one element to repeat, or a kept row's run as one
