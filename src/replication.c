@@ -8,47 +8,29 @@
 
 #include "tscan_internal.h"
 
-/* A dimension of the output: its extent, its stride and whether the input repeats along it. */
-typedef struct output_dim {
-    int64_t size, stride;
-    int replicated;
-} output_dim;
+/* The input repeats along d (stride 0); never the axis. */
+static int replicated(const tscan_problem_dim *d) { return !d->axis && d->in_stride == 0; }
 
 int tscan_plan_replication(const tscan_problem *p, const tscan_auto_policy *policy, tscan_replication *r) {
-    output_dim dims[TSCAN_MAX_DIMS];
-    uint32_t count = 0;
-    int64_t copies = 1;
+    tscan_problem_dim dims[TSCAN_MAX_DIMS];
     memset(r, 0, sizeof *r);
-    if (p->n > 1) dims[count++] = (output_dim){p->n, p->out_step, 0};
-    for (uint32_t d = 0; d < p->batch_ndim; ++d) {
-        const int replicated = p->in_batch_strides[d] == 0;
-        dims[count++] = (output_dim){p->batch_sizes[d], p->out_batch_strides[d], replicated};
-        if (replicated) copies *= p->batch_sizes[d];
-    }
+    int64_t copies = 1;
+    for (uint32_t d = 0; d < p->batch_ndim; ++d)
+        if (p->in_batch_strides[d] == 0) copies *= p->batch_sizes[d];
     const int64_t elements = p->n * p->lines;
     if (copies < policy->replicate_min_copies || elements * (int64_t)p->out_elem_size < policy->replicate_min_output_bytes ||
         elements > (int64_t)UINT32_MAX)
         return 0;
-    /* Memory order (insertion sort by stride); dense: each stride the product of the extents
-     * below it, from 1, all positive. */
-    for (uint32_t k = 1; k < count; ++k) {
-        const output_dim d = dims[k];
-        uint32_t j = k;
-        while (j > 0 && dims[j - 1].stride > d.stride) dims[j] = dims[j - 1], --j;
-        dims[j] = d;
-    }
-    int64_t below = 1;
-    for (uint32_t k = 0; k < count; ++k) {
-        if (dims[k].stride != below) return 0;
-        below *= dims[k].size;
-    }
+    /* A dense output, in memory order. */
+    const uint32_t count = tscan_dense_output_dims(p, dims);
+    if (count == 0) return 0;
     /* Neighbours of one kind merge: a group is a run of kept or of replicated dimensions. */
     for (uint32_t k = 0; k < count; ++k) {
-        if (r->groups > 0 && dims[k].replicated == dims[k - 1].replicated) {
+        if (r->groups > 0 && replicated(&dims[k]) == replicated(&dims[k - 1])) {
             r->extents[r->groups - 1] *= dims[k].size;
             continue;
         }
-        if (r->groups == 0) r->first_replicated = dims[k].replicated;
+        if (r->groups == 0) r->first_replicated = replicated(&dims[k]);
         r->extents[r->groups++] = dims[k].size;
     }
     /* Where the copies pay (H100, bench/NOTES.md §2, "Broadcast inputs"): the distinct lines'

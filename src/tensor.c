@@ -136,3 +136,22 @@ void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_o
         *out_offset += i * p->out_batch_strides[d];
     }
 }
+
+uint32_t tscan_dense_output_dims(const tscan_problem *p, tscan_problem_dim *dims) {
+    uint32_t count = 0;
+    if (p->n > 1) dims[count++] = (tscan_problem_dim){p->n, p->in_step, p->out_step, 1};
+    for (uint32_t d = 0; d < p->batch_ndim; ++d)
+        dims[count++] = (tscan_problem_dim){p->batch_sizes[d], p->in_batch_strides[d], p->out_batch_strides[d], 0};
+    for (uint32_t k = 1; k < count; ++k) { /* insertion sort by output stride */
+        const tscan_problem_dim d = dims[k];
+        uint32_t j = k;
+        while (j > 0 && dims[j - 1].out_stride > d.out_stride) dims[j] = dims[j - 1], --j;
+        dims[j] = d;
+    }
+    int64_t below = 1;
+    for (uint32_t k = 0; k < count; ++k) {
+        if (dims[k].out_stride != below) return 0;
+        below *= dims[k].size;
+    }
+    return count;
+}
