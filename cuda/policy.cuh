@@ -40,6 +40,11 @@ struct sm90_policy {
     // copies of broadcast lines (cuda/replicate.cu)
     static constexpr int replicate_threads = 256;
     static constexpr int64_t replicate_blocks_per_sm = 8;      // resident blocks before a grid-stride loop
+    // the gather of permuted inputs (cuda/gather.cu)
+    static constexpr int gather_threads = 256;
+    static constexpr int gather_blocks_per_sm = 4;              // resident blocks before a grid-stride loop
+    static constexpr int gather_tile_bytes = 16384;             // a tile's elements in shared memory
+    static constexpr int gather_max_side = 512;                 // elements of U or V a tile, at most
 };
 
 using kernel_policy = sm90_policy;

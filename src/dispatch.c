@@ -223,35 +223,70 @@ tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan)
 /* The caller's choice; a NULL desc is refused by validation before it matters. */
 static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? desc->algo : TSCAN_ALGO_AUTO; }
 
+/* AUTO's plan of a valid, non-empty request: the problem its strategy scans (*p), what follows
+ * the scan (*replication; copies 0: nothing) or precedes it (*gather; elem_size 0: nothing), and
+ * the strategy its rules pick.
+ * Broadcast lines (the input repeating along dimensions other than the axis): the scan of the
+ * distinct ones and copies of them (src/replication.c), where every strategy would otherwise
+ * read and scan each repeat, mostly from a layout it moves poorly (H100, fresh draws: 6482x10497
+ * int8 broadcast along 10497 lines 31 % of the copy, 3x35950x200x8x6 int8 along 3 outer copies
+ * 26.5; bench/NOTES.md §2, "Broadcast inputs"). A permuted input that columns' thread a line,
+ * the rules' choice, would read a sector an element: the input gathered into the output in the
+ * output's order (src/gather.c), then the output scanned in place. */
+static tscan_algo auto_problem(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
+                               const tscan_planning *planning, tscan_problem *p, tscan_replication *replication,
+                               tscan_gather *gather) {
+    gather->elem_size = 0;
+    tscan_problem_init(p, desc, input, output);
+    if (tscan_plan_replication(p, planning->policy, replication)) {
+        tscan_tensor distinct_input, distinct_output;
+        tscan_distinct_view(input, output, desc->axis, &distinct_input, &distinct_output);
+        tscan_problem_init(p, desc, &distinct_input, &distinct_output);
+        return tscan_choose_algo(p, planning);
+    }
+    const tscan_algo chosen = tscan_choose_algo(p, planning);
+    if (chosen != TSCAN_ALGO_COLUMNS) return chosen;
+    tscan_strategy_outline columns = {0};
+    tscan_strategy_columns.outline(p, &columns);
+    if (columns.stages_lines || columns.vector_lines || !tscan_plan_gather(p, planning->policy, gather)) return chosen;
+    tscan_problem_init(p, desc, output, output);
+    return tscan_choose_algo(p, planning);
+}
+
+void tscan_auto_scanned_views(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
+                              tscan_tensor *scanned_input, tscan_tensor *scanned_output) {
+    const tscan_planning planning = tscan_planning_for_current_device();
+    tscan_problem p;
+    tscan_replication replication;
+    tscan_gather gather;
+    *scanned_input = *input;
+    *scanned_output = *output;
+    auto_problem(desc, input, output, &planning, &p, &replication, &gather);
+    if (replication.copies) tscan_distinct_view(input, output, desc->axis, scanned_input, scanned_output);
+    else if (gather.elem_size) *scanned_input = *output;
+}
+
 /* Validates, and for a non-empty request builds the problem and plans it, once, with the
  * strategy that will run it under `algo` (the caller's, or AUTO for the query): *strategy and
- * *launch_plan say what a launch does, and *replication what follows it (copies == 0: nothing).
- * *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if its first
- * choice declines, the columns kernel, which takes every layout, runs instead.
- * Broadcast lines (the input repeating along dimensions other than the axis): AUTO plans the
- * scan of the distinct ones and copies of them (src/replication.c), where every strategy would
- * otherwise read and scan each repeat, mostly from a layout it moves poorly (H100, fresh draws:
- * 6482x10497 int8 broadcast along 10497 lines 31 % of the copy, 3x35950x200x8x6 int8 along 3
- * outer copies 26.5; bench/NOTES.md §2, "Broadcast inputs"). Forced strategies scan every line. */
+ * *launch_plan say what a launch does, *replication and *gather what AUTO adds around it
+ * (auto_problem). *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if
+ * its first choice declines, the columns kernel, which takes every layout, runs instead. Forced
+ * strategies scan the request as given. */
 static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tscan_tensor *input,
                          const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy,
-                         tscan_launch_plan *launch_plan, tscan_replication *replication) {
+                         tscan_launch_plan *launch_plan, tscan_replication *replication, tscan_gather *gather) {
     tscan_status s = tscan_validate(desc, input, output);
     *strategy = NULL;
     replication->copies = 0;
+    gather->elem_size = 0;
     if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
-    tscan_problem_init(p, desc, input, output);
     if (algo != TSCAN_ALGO_AUTO) {
+        tscan_problem_init(p, desc, input, output);
         *strategy = strategy_of(algo);
         return (*strategy)->plan(p, launch_plan);
     }
     const tscan_planning planning = tscan_planning_for_current_device();
-    if (tscan_plan_replication(p, planning.policy, replication)) {
-        tscan_tensor distinct_input, distinct_output;
-        tscan_distinct_view(input, output, desc->axis, &distinct_input, &distinct_output);
-        tscan_problem_init(p, desc, &distinct_input, &distinct_output);
-    }
-    *strategy = strategy_of(tscan_choose_algo(p, &planning));
+    *strategy = strategy_of(auto_problem(desc, input, output, &planning, p, replication, gather));
     if ((*strategy)->plan(p, launch_plan) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
     *strategy = &tscan_strategy_columns;
     s = (*strategy)->plan(p, launch_plan);
@@ -265,7 +300,8 @@ tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tenso
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
     tscan_replication replication;
-    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication);
+    tscan_gather gather;
+    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather);
 }
 
 tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
@@ -274,11 +310,13 @@ tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tenso
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
     tscan_replication replication;
+    tscan_gather gather;
     tscan_status s;
     if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
-    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan, &replication))) return s;
+    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan, &replication, &gather))) return s;
     /* An empty tensor runs nothing; report what a non-empty one of this layout would get.
-     * Broadcast lines that AUTO copies report the strategy of their distinct ones' scan. */
+     * Broadcast lines that AUTO copies report the strategy of their distinct ones' scan, a
+     * gathered input that of the scan in place. */
     *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
     return TSCAN_SUCCESS;
 }
@@ -289,9 +327,10 @@ tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
     tscan_replication replication;
+    tscan_gather gather;
     tscan_status s;
     if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication))) return s;
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather))) return s;
     *bytes = strategy ? launch_plan.workspace_bytes : 0;
     return TSCAN_SUCCESS;
 }
@@ -362,11 +401,12 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
     const tscan_strategy *strategy;
     tscan_launch_plan launch_plan;
     tscan_replication replication;
+    tscan_gather gather;
     const tscan_device_info *dev;
     int capturing = 0;
     tscan_status s;
     cudaError_t pending;
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication)) || !strategy)
+    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather)) || !strategy)
         return s;
     const size_t needed = launch_plan.workspace_bytes;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
@@ -381,6 +421,7 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
         (s = check_device_accessible(input->data, "input", dev, capturing)) ||
         (s = check_device_accessible(output->data, "output", dev, capturing)))
         return s;
+    if (gather.elem_size && (s = tscan_gather_input(&gather, stream))) return s;
     if ((s = strategy->launch(&launch_plan, workspace, stream))) return s;
     return replication.copies ? tscan_replicate(&replication, stream) : TSCAN_SUCCESS;
 }

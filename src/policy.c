@@ -18,7 +18,9 @@
     .stream_unaligned_line_bytes = 512, .lanes_min_n = 1024, .lanes_max_inner = 32,    \
     .lanes_along_lines_min = 4, .pairs_lookback_min_run = 64, .lookback_min_fill_pct = 66,            \
     .replicate_min_copies = 3, .replicate_min_output_bytes = INT64_C(4) << 20, .replicate_min_row_bytes = 128,         \
-    .replicate_repeated_max_elem_bytes = 2, .replicate_repeated_max_distinct_bytes = INT64_C(1) << 20
+    .replicate_repeated_max_elem_bytes = 2, .replicate_repeated_max_distinct_bytes = INT64_C(1) << 20,    \
+    .gather_min_output_bytes = INT64_C(4) << 20, .gather_min_lane_gap_bytes = 32, .gather_min_sharing_lines = 256,  \
+    .gather_wide_min_reuse_bytes = INT64_C(8) << 20
 
 /* Highest cc first: a device takes the first row whose min_cc it reaches. */
 static const tscan_auto_policy rows[] = {

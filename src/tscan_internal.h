@@ -137,6 +137,17 @@ void tscan_problem_init(tscan_problem *p, const tscan_scan_desc *desc, const tsc
 int tscan_next_index(uint32_t ndim, const int64_t *sizes, uint32_t skip, int64_t *idx, int count,
                      const int64_t *const *strides, int64_t *offset);
 
+/* A dimension of the canonical problem: the axis (n > 1) or a batch dimension. */
+typedef struct tscan_problem_dim {
+    int64_t size, in_stride, out_stride;
+    int axis;
+} tscan_problem_dim;
+
+/* p's dimensions in the output's memory order, fastest first, in dims (TSCAN_MAX_DIMS of them at
+ * most); their count where the output is dense (each stride the product of the extents below
+ * it, from 1: positive, no gaps), else 0. */
+uint32_t tscan_dense_output_dims(const tscan_problem *p, tscan_problem_dim *dims);
+
 /* Element offsets (not bytes) of line b's first element in the input and the output. */
 void tscan_problem_line_offsets(const tscan_problem *p, int64_t b, int64_t *in_offset,
                                 int64_t *out_offset);
@@ -206,6 +217,12 @@ typedef struct tscan_auto_policy {
     int64_t replicate_min_row_bytes;     /* ... fastest kept run is this long, or where it repeats elements */
     int64_t replicate_repeated_max_elem_bytes;     /* ... this wide at most, */
     int64_t replicate_repeated_max_distinct_bytes; /* ... of a distinct output this small at most */
+    int64_t gather_min_output_bytes;     /* a permuted input that columns would read a sector an element:
+                                            gathered into the output and scanned in place from this much
+                                            output (src/gather.c), */
+    int64_t gather_min_lane_gap_bytes;   /* ... where columns' lanes lie this far apart in the input */
+    int64_t gather_min_sharing_lines;    /* ... and the lines that share an input sector this many apart, */
+    int64_t gather_wide_min_reuse_bytes; /* ... of 8-byte elements, the sectors read between them this many bytes */
 } tscan_auto_policy;
 
 /* The row for compute capability cc (major * 10 + minor). */
@@ -307,6 +324,50 @@ void tscan_distinct_view(const tscan_tensor *input, const tscan_tensor *output, 
 
 /* Copies r's distinct lines, already scanned, into the rest of the output: async on stream. */
 tscan_status tscan_replicate(const tscan_replication *r, cudaStream_t stream);
+
+/* ---- permuted inputs gathered into the output (src/gather.c, cuda/gather.cu) ------------ */
+
+/* Dimensions decoded from a flat index, fastest first: index i holds digit i % sizes[0], then
+ * (i / sizes[0]) % sizes[1], ...; its offset is the sum of digit times stride. */
+typedef struct tscan_radix {
+    uint32_t ndim;
+    int64_t sizes[TSCAN_MAX_DIMS];
+    int64_t strides[TSCAN_MAX_DIMS];
+} tscan_radix;
+
+/* A permuted input (its unit stride on another dimension than the output's) copied into the
+ * dense output in the output's order, element for element, so that a scan in place reads it
+ * along memory. The dimensions fall in three sets: U, a run that is contiguous in the input
+ * from its unit stride (so index u lies u elements in); V, a run contiguous in the output from
+ * its unit stride (index v lies v elements in); and the rest. A tile of U x V goes through
+ * shared memory: loaded along U, stored along V. */
+typedef struct tscan_gather {
+    const char *in;             /* the input's element (0, ..., 0) */
+    char *out;                  /* the output's, its lowest address */
+    size_t elem_size;           /* one width in and out; 0: nothing gathered */
+    int64_t u_extent, v_extent; /* elements of U and V */
+    tscan_radix u_out;          /* U's dimensions, their output strides */
+    tscan_radix v_in;           /* V's, their input strides */
+    tscan_radix rest_in, rest_out; /* the others (the same sizes), each tensor's strides */
+    int64_t rest_extent;
+} tscan_gather;
+
+/* 1, with *g filled, where p's permuted input would cost columns' thread a line a sector an
+ * element and AUTO may gather it into the output and scan that in place (policy's thresholds):
+ * one width in and out, the output dense with positive strides and under 2^31 elements, the input's unit stride on a
+ * batch dimension other than the output's fastest and more than a block's lines from its
+ * neighbours in columns' order, columns' lanes a sector apart in the input; else 0. AUTO asks
+ * only where its rules chose columns' thread a line. Host only. */
+int tscan_plan_gather(const tscan_problem *p, const tscan_auto_policy *policy, tscan_gather *g);
+
+/* Copies g's input into its output: async on stream. */
+tscan_status tscan_gather_input(const tscan_gather *g, cudaStream_t stream);
+
+/* The views that AUTO's strategy scans for a valid, non-empty request on the current device:
+ * the request's own, the distinct lines' (broadcast lines copied after the scan), or the
+ * output's in place (a permuted input gathered into it before). Host only. */
+void tscan_auto_scanned_views(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
+                              tscan_tensor *scanned_input, tscan_tensor *scanned_output);
 
 /* The strategy that AUTO's rules pick for p with the device's planning (src/dispatch.c); never
  * TSCAN_ALGO_AUTO. */
