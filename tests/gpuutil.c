@@ -168,15 +168,10 @@ gu_outcome gu_run(gu_arena *a, tu_layout *l, const unsigned char *expected, tsca
         tscan_scan_desc as_chosen = desc;
         size_t chosen_bytes = 0;
         as_chosen.algo = chosen;
-        /* Broadcast lines that AUTO copies: its choice scans the distinct ones (src/replication.c). */
+        /* What AUTO's choice scans: the distinct lines of broadcast ones it copies, the output in
+         * place where it gathers a permuted input (tscan_auto_scanned_views). */
         tscan_tensor chosen_in = din, chosen_out = dout;
-        tscan_problem p;
-        tscan_replication r;
-        if (tscan_numel(&din) > 0) {
-            tscan_problem_init(&p, &desc, &din, &dout);
-            if (tscan_plan_replication(&p, tscan_planning_for_current_device().policy, &r))
-                tscan_distinct_view(&din, &dout, desc.axis, &chosen_in, &chosen_out);
-        }
+        if (tscan_numel(&din) > 0) tscan_auto_scanned_views(&desc, &din, &dout, &chosen_in, &chosen_out);
         s = tscan_scan_supported(&as_chosen, &chosen_in, &chosen_out);
         if (s != TSCAN_SUCCESS)
             return fail(msg, size, what, "AUTO chose %s, which answers %s (%s)",

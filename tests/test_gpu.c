@@ -261,6 +261,28 @@ Test(gpu_shapes, broadcast_lines_copied) {
         cr_expect(replicated_by_size[size] > 0, "no case of %zu-byte elements was replicated", size);
 }
 
+/* Permuted inputs under packed outputs of 4 MiB or more whose short strided axis columns would
+ * read a sector an element (the input's dimensions reversed: the unit stride on the outermost,
+ * the lanes on the innermost), which AUTO gathers into the output and scans in place
+ * (src/gather.c, cuda/gather.cu). prepare counts the cases AUTO gathers, by element size: each
+ * size must have some (tests/emulated runs every layout of the gather on CPU threads). */
+static const gu_shape permuted[] = {{4, {5, 3, 40, 7000}, 1}, {3, {300, 4, 3600}, 1}};
+static long gathered_by_size[9];
+static void prepare_permuted_case(tu_layout *l) {
+    prepare_shape_case(l);
+    tscan_tensor scanned_in, scanned_out;
+    tscan_auto_scanned_views(&l->c.desc, &l->input, &l->output, &scanned_in, &scanned_out);
+    if (scanned_in.data == l->output.data && l->input.data != l->output.data)
+        ++gathered_by_size[tscan_dtype_size(l->output.dtype)];
+}
+Test(gpu_shapes, permuted_inputs_gathered) {
+    memset(gathered_by_size, 0, sizeof gathered_by_size);
+    run_prepared_shapes(permuted, sizeof permuted / sizeof permuted[0], "permuted inputs", 20, TU_LAYOUT_TRANSPOSED,
+                        prepare_permuted_case);
+    for (size_t size = 1; size <= 8; size *= 2)
+        cr_expect(gathered_by_size[size] > 0, "no case of %zu-byte elements was gathered", size);
+}
+
 /* Rows of a pitched input start at every alignment in turn while the packed output's stay put:
  * rows loads 16-byte vectors at the input's own alignment and shifts the items out. Lines of one
  * chunk (sub-warps), of several (a warp each: over 32 lines per SM), and few long ones (a block

@@ -754,6 +754,75 @@ Test(replication, broadcast_lines_are_planned_as_copies_of_the_distinct_ones) {
     }
 }
 
+/* A permuted input that columns' thread a line would read a sector an element: its lanes (the
+ * output's fastest batch dimension) 32 bytes or more apart in the input, and its unit stride on
+ * a batch dimension whose neighbours are 256 lines or more apart in columns' order (for 8-byte
+ * elements, 8 MiB of sectors or more apart, beyond the L2's reach). AUTO then
+ * gathers it into the output and scans that in place, from 4 MiB of output. The plan's three
+ * sets of dimensions: U, contiguous in the input from its unit stride (never the output's
+ * fastest), V, contiguous in the output up to U's first, and the rest. Not a packed input, a
+ * sliced one (no unit stride), the unit stride along the axis (a thread walks its sectors),
+ * neighbours within a block, 8-byte neighbours within the L2's reach, a wider output, a padded
+ * output, nor a small one. */
+Test(gather, permuted_inputs_are_planned_as_tiles_of_two_runs) {
+    static const struct {
+        tscan_dtype dtype, out_dtype;
+        uint32_t ndim, axis;
+        int64_t sizes[7], in_strides[7];
+        int64_t out_pad; /* elements after each row of the output's last dimension */
+        int gathered;
+        int64_t u_extent, v_extent, rest_extent;
+        uint32_t u_ndim, v_ndim;
+    } cases[] = {
+        /* the draws' worst: U is 4 x 2 x 5 x 521 in the input's order, V the output's last 390 */
+        {TSCAN_INT32, TSCAN_INT32, 7, 1, {5, 3, 5, 4, 2, 521, 390}, {24382800, 8127600, 8, 1, 4, 40, 20840}, 0, 1,
+         20840, 390, 15, 4, 1},
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 7, 1, {5, 3, 5, 4, 2, 521, 390}, {24382800, 8127600, 8, 1, 4, 40, 20840}, 0, 1,
+         20840, 390, 15, 4, 1},
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 4, 0, {3, 8, 1000, 1000}, {1000000, 3000000, 1, 1000}, 0, 1, 1000, 1000, 24, 1, 1},
+        {TSCAN_INT16, TSCAN_INT16, 3, 2, {19, 2540312, 8}, {1, 19, 48265928}, 0, 1, 19 * 2540312, 8, 1, 2, 1},
+        {TSCAN_FLOAT16, TSCAN_FLOAT16, 3, 2, {196, 211426, 6}, {1, 196, 41439496}, 0, 1, 196 * 211426, 6, 1, 2, 1},
+        {TSCAN_INT8, TSCAN_INT8, 3, 1, {64, 300, 1000}, {1, 64, 19200}, 0, 1, 64 * 300, 1000, 1, 2, 1},
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 0, {3000, 4000}, {4000, 1}, 0, 0, 0, 0, 0, 0, 0},   /* packed */
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 0, {3000, 4000}, {2, 6000}, 0, 0, 0, 0, 0, 0, 0},   /* sliced */
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 0, {3000, 4000}, {1, 3000}, 0, 0, 0, 0, 0, 0, 0},   /* along the axis */
+        {TSCAN_INT64, TSCAN_INT64, 7, 0, {8, 467, 128, 4, 3, 11, 2}, {2630144, 5632, 44, 1, 42082304, 4, 21041152}, 0, 0,
+         0, 0, 0, 0, 0},                                                                         /* 66 lines apart */
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 4, 0, {3, 8, 1000, 1000}, {1000000, 3000000, 1, 1000}, 0, 0, 0, 0, 0, 0, 0}, /* in L2 */
+        {TSCAN_INT16, TSCAN_INT32, 2, 0, {3000, 4000}, {1, 3000}, 0, 0, 0, 0, 0, 0, 0},       /* wider */
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 0, {3000, 4000}, {1, 3000}, 5, 0, 0, 0, 0, 0, 0},   /* padded output */
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 2, 0, {1000, 1000}, {1, 1000}, 0, 0, 0, 0, 0, 0, 0},   /* 4 MB */
+    };
+    const tscan_planning planning = {tscan_auto_policy_for(90), 132};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const uint32_t ndim = cases[i].ndim, last = ndim - 1;
+        int64_t out_strides[7], step = 1;
+        for (uint32_t d = ndim; d-- > 0;) {
+            out_strides[d] = step;
+            step *= cases[i].sizes[d] + (d == last ? cases[i].out_pad : 0);
+        }
+        tscan_tensor in, out;
+        cr_assert_eq(tscan_tensor_init(&in, FAKE_IN, cases[i].dtype, ndim, cases[i].sizes, cases[i].in_strides), TSCAN_SUCCESS);
+        cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, cases[i].out_dtype, ndim, cases[i].sizes, out_strides), TSCAN_SUCCESS);
+        tscan_scan_desc desc = {TSCAN_OP_SUM, cases[i].axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        cr_assert_eq(tscan_validate(&desc, &in, &out), TSCAN_SUCCESS, "case %zu: %s", i, tscan_last_error());
+        tscan_problem p;
+        tscan_problem_init(&p, &desc, &in, &out);
+        tscan_gather g;
+        const int planned = tscan_plan_gather(&p, planning.policy, &g);
+        cr_expect_eq(planned, cases[i].gathered, "case %zu: gathered %d", i, planned);
+        if (!planned) continue;
+        cr_expect_eq(g.u_extent, cases[i].u_extent, "case %zu: U of %lld", i, (long long)g.u_extent);
+        cr_expect_eq(g.v_extent, cases[i].v_extent, "case %zu: V of %lld", i, (long long)g.v_extent);
+        cr_expect_eq(g.rest_extent, cases[i].rest_extent, "case %zu: rest of %lld", i, (long long)g.rest_extent);
+        cr_expect_eq(g.u_out.ndim, cases[i].u_ndim, "case %zu: U in %u dimensions", i, g.u_out.ndim);
+        cr_expect_eq(g.v_in.ndim, cases[i].v_ndim, "case %zu: V in %u dimensions", i, g.v_in.ndim);
+        cr_expect_eq(g.u_extent * g.v_extent * g.rest_extent, p.n * p.lines, "case %zu: not every element", i);
+        cr_expect_eq(g.out, (char *)FAKE_OUT, "case %zu: the output's base moved", i);
+        cr_expect_eq(g.in, (const char *)FAKE_IN, "case %zu: the input's base moved", i);
+    }
+}
+
 /* A sliced axis is no transpose: every other element along the axis, lines 143988 apart in the
  * input (random sweep, seed 1: rows 1.48x ahead of lookback's column blocks on both GPUs). */
 Test(auto_dispatch, a_sliced_axis_is_not_a_transposed_input) {

@@ -4,7 +4,7 @@
 // (cuda/lookback/one_wave.cuh), the stream
 // kernels (cuda/stream/), columns' realigned and widening kernels (cuda/columns/kernel.cuh) and
 // its staged form (cuda/columns/staged.cuh), the copies of broadcast lines
-// (cuda/replicate/kernel.cuh);
+// (cuda/replicate/kernel.cuh), the gather of permuted inputs (cuda/gather/kernel.cuh);
 // and two word-level helpers of rows and lookback's tile kernel against element-by-element
 // arithmetic (1-byte products four to a word, slot transposes). For the stream: every allowed
 // dtype pair, both operators, both directions, inclusive and exclusive, line lengths from 1 to
@@ -17,6 +17,7 @@
 
 #include "columns/kernel.cuh"
 #include "columns/staged.cuh"
+#include "gather/kernel.cuh"
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
 #include "replicate/kernel.cuh"
@@ -928,6 +929,20 @@ Test(emulated_replicate, fast_division_is_exact) {
 
 namespace {
 
+// The output, out_offset elements into buffer (poisoned with 0xa5 before the kernel), against
+// want, bit for bit, and every byte of buffer around it still poison.
+void check_within_poison(const aligned_bytes &buffer, int64_t out_offset, const aligned_bytes &want, int64_t total,
+                         size_t size, const char *text) {
+    const unsigned char *const out = buffer.p + out_offset * (int64_t)size;
+    for (int64_t i = 0; i < out_offset * (int64_t)size; ++i)
+        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld before the output written", text, (long long)i);
+    for (int64_t i = (out_offset + total) * (int64_t)size; i < (int64_t)buffer.size; ++i)
+        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld after the output written", text, (long long)i);
+    for (int64_t i = 0; i < total; ++i)
+        cr_assert(std::memcmp(out + i * size, want.p + i * size, size) == 0, "%s: element %lld differs from the reference",
+                  text, (long long)i);
+}
+
 template <int Size> struct emulated_replicate_launch {
     static void run(const replicate_args &a) { tscan_emu::launch(3, kReplicateThreads, replicate_kernel<Size>, a); }
 };
@@ -990,13 +1005,7 @@ void check_replicated(const replicate_case &c, int variant, std::mt19937_64 &rng
     case 4: emulated_replicate_launch<4>::run(a); break;
     default: emulated_replicate_launch<8>::run(a); break;
     }
-    for (int64_t i = 0; i < c.out_offset * (int64_t)size; ++i)
-        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld before the output written", text, (long long)i);
-    for (int64_t i = (c.out_offset + total) * (int64_t)size; i < (int64_t)buffer.size; ++i)
-        cr_assert_eq(buffer.p[i], 0xa5, "%s: byte %lld after the output written", text, (long long)i);
-    for (int64_t i = 0; i < total; ++i)
-        cr_assert(std::memcmp(out + i * size, want.p + i * size, size) == 0, "%s: element %lld differs from the reference",
-                  text, (long long)i);
+    check_within_poison(buffer, c.out_offset, want, total, size, text);
 }
 
 }  // namespace
@@ -1022,6 +1031,98 @@ Test(emulated_replicate, broadcast_lines_copied_from_the_distinct_ones) {
     int variant = 0;
     for (const replicate_case &c : cases)
         for (int v = 0; v < 2; ++v) check_replicated(c, variant++ % 8, rng);
+}
+
+// ---- the gather of permuted inputs -----------------------------------------------------
+
+namespace {
+
+template <int Size> struct emulated_gather_launch {
+    static void run(const gather_args &a) { tscan_emu::launch(3, kGatherThreads, gather_kernel<Size>, a); }
+};
+
+struct gather_case {
+    tscan_dtype dtype;
+    uint32_t ndim, axis;
+    int64_t sizes[5];
+    uint32_t order[5];     // the input's dimensions, fastest first
+    int negate;            // a dimension (not the input's fastest) whose input stride is negated; -1: none
+    int64_t out_offset;    // elements past a 16-byte boundary
+};
+
+// The input in c's order, the output packed and poisoned around; the emulated gather, then the
+// reference's scan of the output in place (as AUTO's scan in place follows the gather), against
+// the reference's scan of the input: bit for bit, and nothing written outside the output.
+void check_gathered(const gather_case &c, int variant, std::mt19937_64 &rng) {
+    const size_t size = tscan_dtype_size(c.dtype);
+    const tscan_op op = variant & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
+    int64_t total = 1, in_strides[5], step = 1, in_base = 0;
+    for (uint32_t d = 0; d < c.ndim; ++d) total *= c.sizes[c.order[d]];
+    for (uint32_t k = 0; k < c.ndim; ++k) {
+        const uint32_t d = c.order[k];
+        in_strides[d] = (int)d == c.negate ? -step : step;
+        if ((int)d == c.negate) in_base += step * (c.sizes[d] - 1);
+        step *= c.sizes[d];
+    }
+    aligned_bytes in(total * size), buffer((total + c.out_offset + 16) * size), want(total * size);
+    fill(c.dtype, op, in.p, total, rng);
+    std::memset(buffer.p, 0xa5, buffer.size);
+    unsigned char *const out = buffer.p + c.out_offset * size;
+    const tscan_scan_desc desc = {op, c.axis, variant & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (variant & 4) != 0,
+                                  TSCAN_ALGO_AUTO};
+    tscan_tensor tin, tout, twant;
+    cr_assert_eq(tscan_tensor_init(&tin, in.p + in_base * size, c.dtype, c.ndim, c.sizes, in_strides), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&tout, out, c.dtype, c.ndim, c.sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_tensor_init(&twant, want.p, c.dtype, c.ndim, c.sizes, nullptr), TSCAN_SUCCESS);
+    cr_assert_eq(tscan_scan_reference(&desc, &tin, &twant), TSCAN_SUCCESS, "%s", tscan_last_error());
+
+    tscan_problem p;
+    cr_assert_eq(tscan_validate(&desc, &tin, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    tscan_problem_init(&p, &desc, &tin, &tout);
+    tscan_auto_policy policy = *tscan_auto_policy_for(90);
+    policy.gather_min_output_bytes = 0;  // every layout of the gather, whatever AUTO would take
+    policy.gather_min_lane_gap_bytes = 0;
+    policy.gather_min_sharing_lines = 0;
+    policy.gather_wide_min_reuse_bytes = 0;
+    tscan_gather g;
+    char text[200];
+    std::snprintf(text, sizeof text, "%s %s, %lld x %lld x %lld x %lld x %lld axis %u, input order %u %u %u, variant %d",
+                  tscan_op_name(op), tscan_dtype_name(c.dtype), (long long)c.sizes[0], (long long)c.sizes[1],
+                  (long long)c.sizes[2], (long long)c.sizes[3], (long long)c.sizes[4], c.axis, c.order[0], c.order[1],
+                  c.order[2], variant);
+    cr_assert(tscan_plan_gather(&p, &policy, &g), "%s: not gathered", text);
+    const gather_args a = gather_args_of(g);
+    switch (size) {
+    case 1: emulated_gather_launch<1>::run(a); break;
+    case 2: emulated_gather_launch<2>::run(a); break;
+    case 4: emulated_gather_launch<4>::run(a); break;
+    default: emulated_gather_launch<8>::run(a); break;
+    }
+    cr_assert_eq(tscan_scan_reference(&desc, &tout, &tout), TSCAN_SUCCESS, "%s", tscan_last_error());
+    check_within_poison(buffer, c.out_offset, want, total, size, text);
+}
+
+}  // namespace
+
+// Permuted inputs the random sweep draws: a plain transpose, U of several dimensions (the
+// input's run through a permutation), V short (tiles long along U, lanes of a warp over several
+// u), tiles cut off along both, a rest of several dimensions, a negated input dimension; every
+// element size, outputs off the 16-byte grid.
+Test(emulated_gather, permuted_inputs_gathered_in_the_outputs_order) {
+    std::mt19937_64 rng(29);
+    const gather_case cases[] = {
+        {TSCAN_FLOAT32, 2, 1, {300, 170, 1, 1, 1}, {0, 1}, -1, 0},                 // a transpose
+        {TSCAN_INT32, 5, 1, {5, 3, 4, 2, 39}, {2, 3, 4, 1, 0}, -1, 1},            // U of 4 x 2, V of 39, a rest
+        {TSCAN_INT16, 3, 2, {19, 250, 8, 1, 1}, {0, 1, 2}, -1, 3},                // V of 8: lanes over 4 u
+        {TSCAN_FLOAT16, 3, 2, {196, 21, 6, 1, 1}, {0, 1, 2}, 1, 5},               // V of 6, a negated dimension
+        {TSCAN_UINT8, 3, 1, {64, 30, 100, 1, 1}, {0, 1, 2}, -1, 7},               // U of 64 x 30
+        {TSCAN_INT8, 4, 0, {7, 3, 130, 140, 1}, {2, 3, 0, 1}, 0, 0},              // tiles of 128 x 128 cut off
+        {TSCAN_FLOAT64, 3, 0, {70, 45, 3, 1, 1}, {1, 2, 0}, -1, 1},
+        {TSCAN_UINT64, 4, 3, {2, 33, 3, 65, 1}, {1, 0, 3, 2}, -1, 0},
+    };
+    int variant = 0;
+    for (const gather_case &c : cases)
+        for (int v = 0; v < 2; ++v) check_gathered(c, variant++ % 8, rng);
 }
 
 // 1-byte products four to a word (byte_word_product, byte_word_product_scan: rows and lookback's
