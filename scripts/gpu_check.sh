@@ -54,6 +54,10 @@ step racecheck timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3
 # reach it, and they need strides a sweep file gives; a case takes tens of ms under racecheck.
 step racecheck-staged timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
   --backend gpu --sweep bench/sweeps/race_permuted.json --min-samples 2 --warmup 0 --time-limit 2
+# The gather of a permuted input (tiles through shared memory) runs under AUTO from 4 MiB of
+# output: one such shape, 1- and 8-byte elements.
+step racecheck-gather timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
+  --backend gpu --sweep bench/sweeps/race_gather.json --min-samples 2 --warmup 0 --time-limit 2
 # Wider outputs: columns' widened vectors stage each warp's outputs in shared memory; lookback's
 # line chunks of input words (a line of whole words and one in part).
 step racecheck-wider timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
