@@ -66,18 +66,20 @@ int tscan_plan_gather(const tscan_problem *p, const tscan_auto_policy *policy, t
         while (j < count && (in_u[j] || dims[j].in_stride != next)) ++j;
         k = j;
     }
+    g->u_extent = next;
     /* V: the output's contiguous run from its unit stride, up to the first dimension of U. */
+    g->v_extent = g->rest_extent = 1;
     uint32_t k = 0;
-    for (; k < count && !in_u[k]; ++k) radix_push(&g->v_in, dims[k].size, dims[k].in_stride);
+    for (; k < count && !in_u[k]; ++k) {
+        radix_push(&g->v_in, dims[k].size, dims[k].in_stride);
+        g->v_extent *= dims[k].size;
+    }
     for (; k < count; ++k)
         if (!in_u[k]) {
             radix_push(&g->rest_in, dims[k].size, dims[k].in_stride);
             radix_push(&g->rest_out, dims[k].size, dims[k].out_stride);
+            g->rest_extent *= dims[k].size;
         }
-    g->u_extent = g->v_extent = g->rest_extent = 1;
-    for (uint32_t d = 0; d < g->u_out.ndim; ++d) g->u_extent *= g->u_out.sizes[d];
-    for (uint32_t d = 0; d < g->v_in.ndim; ++d) g->v_extent *= g->v_in.sizes[d];
-    for (uint32_t d = 0; d < g->rest_in.ndim; ++d) g->rest_extent *= g->rest_in.sizes[d];
     g->in = p->in;
     g->out = p->out;
     g->elem_size = p->elem_size;
