@@ -295,6 +295,14 @@ Test(gpu_shapes, pitched_rows) {
     run_shapes(pitched, sizeof pitched / sizeof pitched[0], "pitched rows", 6, TU_LAYOUT_PITCHED);
 }
 
+/* Padded inputs of short contiguous lines in runs (the padding stops batch dimensions from
+ * merging): stream reads a vector's lines by adds across a run's end and afresh across the end
+ * of a run of two dimensions; every strategy runs them. */
+static const gu_shape padded_runs[] = {{3, {3000, 7, 17}, 2}, {4, {40, 5, 7, 37}, 3}, {5, {6, 30, 5, 3, 6}, 4}};
+Test(gpu_shapes, padded_runs_of_lines) {
+    run_shapes(padded_runs, sizeof padded_runs / sizeof padded_runs[0], "padded runs of lines", 7, TU_LAYOUT_PADDED);
+}
+
 /* Columns' realigned vectors: axes of four rows or fewer over lines enough for 16 bytes of them a
  * thread (16384 threads: 262144 lines of 1-byte elements), odd in number, so that rows lie off
  * the 16-byte grid and each run of lines ends in a part group, and two such blocks side by side.

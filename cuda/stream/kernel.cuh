@@ -40,10 +40,21 @@ struct stream_args {
     // one stream of aligned vectors.
     bool gather;
     batch_map lines;
+    // A gathered input of fewer than 2^32 elements (`decodes`) finds a vector's first line by
+    // 32-bit multiplicative division: n and the batch sizes, innermost first. The vector's next
+    // lines follow by adds: line_pitch elements on, or run_step where a run of line_run lines
+    // (the innermost batch dimension) ends; a vector that would end a run of the two innermost
+    // (line_run2 lines) finds each line afresh. A run of 0 lines never ends.
+    bool decodes;
+    fast_divisor n_div;
+    fast_divisor line_sizes[TSCAN_MAX_DIMS - 1];
+    int64_t line_pitch, run_step;
+    uint32_t line_run, line_run2;
 };
 
-// Element offset of line b of a gathered input. Out of line: it runs only where a vector
-// crosses into another line, and inlined in every unrolled element it would swell the kernel.
+// Element offset of line b of a gathered input, in 64 bits: a vector's first line where the
+// input does not decode, and each next line where a vector ends a run of two dimensions. Out of
+// line: inlined in every unrolled element it would swell the kernel.
 // (__noinline__ is nvcc's word; a host compiler running tests/emulated takes GNU's.)
 #ifdef __CUDACC__
 #define TSCAN_OUT_OF_LINE __noinline__
@@ -54,6 +65,27 @@ __device__ TSCAN_OUT_OF_LINE int64_t gathered_line_offset(const batch_map &lines
     int64_t in_off = 0, out_off = 0;
     lines.offsets(b, in_off, out_off);
     return in_off;
+}
+// Line b of a gathered input that decodes: its element offset, and its places in the runs of
+// the innermost batch dimension and of the two innermost. Inline: once a vector, before its loads.
+struct line_place {
+    int64_t at;
+    uint32_t in_run, in_run2;
+};
+template <class Args> __device__ __forceinline__ line_place decode_line(const Args &a, uint32_t b) {
+    line_place p{0, 0, 0};
+    const int ndim = a.lines.ndim;
+#pragma unroll
+    for (int j = 0; j < TSCAN_MAX_DIMS - 2; ++j)  // innermost first; the outermost takes what is left
+        if (j + 1 < ndim) {
+            const uint32_t q = a.line_sizes[j].div(b), digit = b - q * a.line_sizes[j].d;
+            p.at += (int64_t)digit * a.lines.in_strides[ndim - 1 - j];
+            if (j == 0) p.in_run = p.in_run2 = digit;
+            if (j == 1) p.in_run2 += digit * a.line_sizes[0].d;
+            b = q;
+        }
+    p.at += (int64_t)b * a.lines.in_strides[0];
+    return p;
 }
 
 // The layout the stream takes: an output whose lines lie end to end (its batch dimensions
@@ -79,6 +111,16 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->tiles = (a->head + a->total + tile - 1) / tile;
     a->gather = ((uintptr_t)p->in - (uintptr_t)a->head * p->elem_size) % 16 != 0;
     a->lines.ndim = (int)p->batch_ndim;
+    const int nb = (int)p->batch_ndim;
+    a->decodes = a->total < (int64_t)UINT32_MAX;
+    if (a->decodes) {
+        a->n_div = make_divisor((uint32_t)p->n);
+        for (int j = 0; j < nb; ++j) a->line_sizes[j] = make_divisor((uint32_t)p->batch_sizes[nb - 1 - j]);
+    }
+    a->line_pitch = nb > 0 ? p->in_batch_strides[nb - 1] : 0;
+    a->run_step = nb > 1 ? p->in_batch_strides[nb - 2] - (p->batch_sizes[nb - 1] - 1) * a->line_pitch : 0;
+    a->line_run = nb > 1 ? (uint32_t)p->batch_sizes[nb - 1] : 0;
+    a->line_run2 = nb > 2 ? (uint32_t)(p->batch_sizes[nb - 1] * p->batch_sizes[nb - 2]) : 0;
     for (int d = 0; d < TSCAN_MAX_DIMS - 1; ++d) {
         const bool used = d < (int)p->batch_ndim;
         a->lines.sizes[d] = used ? p->batch_sizes[d] : 1;
@@ -186,20 +228,46 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             // vector is, so that every index into items is a constant: one that is not puts all
             // of items in local memory (it did, for float32: bench/NOTES.md, "Stream").
             int64_t line = 0, k = 0, line_at = 0;
+            uint32_t in_run = 0;
+            bool by_adds = !a.gather;
             if (a.gather) {  // the line and place of the vector's first present element
-                const int64_t first_present = (m > a.head ? m : a.head) - a.head;
-                line = m >= lo && m < hi ? first_present / a.n : 0;
+                const int64_t first_present = m >= lo && m < hi ? (m > a.head ? m : a.head) - a.head : 0;
+                if (a.decodes) {
+                    line = a.n_div.div((uint32_t)first_present);
+                    const line_place place = decode_line(a, (uint32_t)line);
+                    line_at = place.at;
+                    in_run = place.in_run;
+                    // The lines the vector reaches: two at most where a line fills a vector.
+                    const uint32_t more = a.n >= kPer ? 1 : kPer - 1;
+                    by_adds = a.line_run2 == 0 || place.in_run2 + more < a.line_run2;
+                } else {
+                    line = first_present / a.n;
+                    line_at = gathered_line_offset(a.lines, line);
+                }
                 k = first_present - line * a.n;
-                line_at = gathered_line_offset(a.lines, line);
             }
             item_pack<TI, kPer> vector{};
+            if (by_adds) {
+                // The next line's place is an add, chosen without a branch, so that every load
+                // issues before any is used (a call between loads waits on those before it).
 #pragma unroll
-            for (int e = 0; e < kPer; ++e) {
-                const bool present = m >= lo && m + e >= a.head && m + e < hi;
-                vector.set(e, present ? in[a.gather ? line_at + k : m + e - a.head] : TI{});
-                if (a.gather && present && ++k == a.n && m + e + 1 < hi) {
-                    k = 0;
-                    line_at = gathered_line_offset(a.lines, ++line);
+                for (int e = 0; e < kPer; ++e) {
+                    const bool present = m >= lo && m + e >= a.head && m + e < hi;
+                    vector.set(e, present ? in[a.gather ? line_at + k : m + e - a.head] : TI{});
+                    const bool line_ends = present && k + 1 == a.n, run_ends = line_ends && in_run + 1 == a.line_run;
+                    k = line_ends ? 0 : k + present;
+                    in_run = run_ends ? 0 : in_run + line_ends;
+                    line_at += run_ends ? a.run_step : line_ends ? a.line_pitch : 0;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < kPer; ++e) {
+                    const bool present = m >= lo && m + e >= a.head && m + e < hi;
+                    vector.set(e, present ? in[line_at + k] : TI{});
+                    if (present && ++k == a.n && m + e + 1 < hi) {
+                        k = 0;
+                        line_at = gathered_line_offset(a.lines, ++line);
+                    }
                 }
             }
             items.set_vector(i, vector.vector(0, false), a.reverse);

@@ -132,16 +132,22 @@ struct emulated_case {
     // apart (-1: n), and the lanes form reads it lane-major.
     bool lane_major = false;
     int64_t out_offset = 0;
+    // > 0 (lanes 1): the lines come in runs of `run` (lines a multiple of it), each run
+    // run * pitch + run_gap elements after the one before: a third dimension of the input; and
+    // with `runs` > 0 the runs in groups of that many (lines a multiple of run * runs), each
+    // group runs * (run * pitch + run_gap) + 3 elements after the one before: a fourth.
+    int64_t run = 0, run_gap = 0, runs = 0;
 };
 
 std::string describe(const emulated_case &c) {
     char text[200];
     std::snprintf(text, sizeof text,
-                  "%s %s into %s, %lld x %lld x %lld lanes%s (input pitch %lld, offset %lld; output offset %lld), %s, %s",
+                  "%s %s into %s, %lld x %lld x %lld lanes%s (input pitch %lld, offset %lld, runs of %lld lines %lld apart; "
+                  "output offset %lld), %s, %s",
                   tscan_op_name(c.op), tscan_dtype_name(c.in), tscan_dtype_name(c.out), (long long)c.lines,
                   (long long)c.n, (long long)c.lanes, c.lane_major ? " read along lines" : "",
-                  (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset,
-                  (long long)c.out_offset,
+                  (long long)(c.pitch < 0 ? c.n : c.pitch), (long long)c.offset, (long long)c.run,
+                  (long long)(c.run * (c.pitch < 0 ? c.n : c.pitch) + c.run_gap), (long long)c.out_offset,
                   c.direction == TSCAN_DECREASING ? "decreasing" : "increasing", c.exclusive ? "exclusive" : "inclusive");
     return text;
 }
@@ -150,8 +156,11 @@ std::string describe(const emulated_case &c) {
 // with the two values' bits.
 int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t *got, uint64_t *expected) {
     const int64_t total = c.lines * c.n * c.lanes, pitch = c.pitch < 0 ? c.n : c.pitch;
+    const int64_t run_pitch = c.run * pitch + c.run_gap, group_pitch = c.runs * run_pitch + 3;
+    const int64_t groups = c.runs > 0 ? c.lines / c.run / c.runs : 1, runs = c.runs > 0 ? c.runs : c.lines / std::max<int64_t>(c.run, 1);
     const int64_t in_count = c.lane_major  ? c.offset + c.lines * c.lanes * pitch
                              : c.lanes > 1 ? c.offset + total
+                             : c.run > 0   ? c.offset + (groups - 1) * group_pitch + (runs - 1) * run_pitch + (c.run - 1) * pitch + c.n
                                            : c.offset + (c.lines - 1) * pitch + c.n;
     const size_t in_size = tscan_dtype_size(c.in), out_size = tscan_dtype_size(c.out);
     aligned_bytes in(in_count * in_size), out_buffer((c.out_offset + total) * out_size), want(total * out_size);
@@ -159,11 +168,14 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
     std::memset(out_buffer.p, 0xa5, out_buffer.size);  // poison: every element must be written, none before
     unsigned char *const out = out_buffer.p + c.out_offset * out_size;
 
-    const int64_t sizes[3] = {c.lines, c.n, c.lanes};
-    const int64_t in_strides[3] = {c.lane_major ? c.lanes * pitch : pitch, 1, c.lane_major ? pitch : 0};
-    const uint32_t ndim = c.lanes > 1 ? 3 : 2;
+    const int64_t grouped_sizes[4] = {groups, runs, c.run, c.n}, grouped_strides[4] = {group_pitch, run_pitch, pitch, 1};
+    const int64_t *const sizes_of_runs = grouped_sizes + (c.runs > 0 ? 0 : 1), *strides_of_runs = grouped_strides + (c.runs > 0 ? 0 : 1);
+    const int64_t plain_sizes[3] = {c.lines, c.n, c.lanes};
+    const int64_t plain_strides[3] = {c.lane_major ? c.lanes * pitch : pitch, 1, c.lane_major ? pitch : 0};
+    const int64_t *const sizes = c.run > 0 ? sizes_of_runs : plain_sizes, *const in_strides = c.run > 0 ? strides_of_runs : plain_strides;
+    const uint32_t ndim = c.runs > 0 ? 4 : c.lanes > 1 || c.run > 0 ? 3 : 2;
     tscan_tensor tin, tout, twant;
-    const tscan_scan_desc desc = {c.op, 1, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
+    const tscan_scan_desc desc = {c.op, c.run > 0 ? ndim - 1 : 1u, c.direction, c.exclusive, TSCAN_ALGO_STREAM};
     cr_assert_eq(tscan_tensor_init(&tin, in.p + c.offset * in_size, c.in, ndim, sizes,
                                    c.lanes > 1 && !c.lane_major ? nullptr : in_strides),
                  TSCAN_SUCCESS);
@@ -191,7 +203,8 @@ int64_t first_difference(const emulated_case &c, std::mt19937_64 &rng, uint64_t 
         cr_assert(stream_layout(&p, &a), "%s: stream declines its layout", describe(c).c_str());
         const int64_t head = c.out_offset * (int64_t)out_size % 16 / (int64_t)out_size;  // the output's misalignment
         const bool off_grid = ((c.offset - head) * (int64_t)in_size % 16 + 16) % 16 != 0;
-        cr_assert_eq(a.gather, off_grid || (c.lines > 1 && pitch != c.n), "%s: gather %d", describe(c).c_str(),
+        cr_assert_eq(a.gather, off_grid || (c.lines > 1 && pitch != c.n) || (c.lines > c.run && c.run_gap != 0) || c.runs > 0,
+                     "%s: gather %d", describe(c).c_str(),
                      (int)a.gather);
         std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
         cr_assert_eq(dispatch_pair<emulated_launch>(c.in, c.out, a, c.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
@@ -296,6 +309,35 @@ Test(emulated_stream, every_input_layout_gathered_or_not) {
                            v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0, pitches[l], offsets[l]},
                           rng);
         }
+    }
+}
+
+// Padded inputs whose lines come in runs (a padded pitch within each run, a gap between runs),
+// and runs in groups: a vector's lines follow one another by adds across a run's end and are
+// found afresh across a group's; short runs (every vector crossing one) and long ones, lines of
+// 2 to 17.
+Test(emulated_stream, padded_runs_of_lines) {
+    std::mt19937_64 rng(9);
+    const tscan_dtype pairs[][2] = {{TSCAN_UINT8, TSCAN_UINT8}, {TSCAN_FLOAT16, TSCAN_FLOAT16},
+                                    {TSCAN_FLOAT32, TSCAN_FLOAT32}, {TSCAN_FLOAT64, TSCAN_FLOAT64},
+                                    {TSCAN_UINT8, TSCAN_INT32}};
+    int pick = 0;
+    for (const auto &pair : pairs) {
+        const int64_t tile = stream_tile_elements(tscan_dtype_size(pair[0]));
+        for (int64_t n : {2, 3, 6, 17})
+            for (int64_t run : {1, 2, 5, 64}) {
+                const int64_t lines = std::max<int64_t>(1, (2 * tile + tile / 3) / n / run) * run;
+                const int v = (int)(pick++ % 8);  // operator, direction and form in turn
+                emulated_case c = {pair[0], pair[1], v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, lines, n,
+                                   v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING, (v & 4) != 0, n + (run % 2)};
+                c.run = run;
+                c.run_gap = 1 + pick % 5;
+                check(c, rng);
+                // Runs in groups of 3: a vector's lines end a run of two dimensions now and then.
+                c.runs = 3;
+                c.lines = std::max<int64_t>(1, (2 * tile + tile / 3) / n / run / 3) * run * 3;
+                check(c, rng);
+            }
     }
 }
 
