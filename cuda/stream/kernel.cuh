@@ -72,7 +72,7 @@ struct line_place {
     int64_t at;
     uint32_t in_run, in_run2;
 };
-template <class Args> __device__ __forceinline__ line_place decode_line(const Args &a, uint32_t b) {
+__device__ __forceinline__ line_place decode_line(const stream_args &a, uint32_t b) {
     line_place p{0, 0, 0};
     const int ndim = a.lines.ndim;
 #pragma unroll
