@@ -33,6 +33,7 @@ struct sm90_policy {
     static constexpr int stream_threads = 256;
     static constexpr int stream_vectors = 4;                   // 16-byte input vectors a thread: 16 KB tiles
     static constexpr int stream_max_lanes = 64;                // the lanes form's widest inner extent
+    static constexpr unsigned stream_backoff_ns = 64;          // a look-back thread's pause between reads of a status
     static constexpr int64_t lanes_tile_bytes = 32768;         // the lanes form's tile buffers
     static constexpr int64_t lanes_wide_tile_bytes = 65536;    // ... on long lines of wide statuses
     static constexpr int lanes_wide_status_words = 16;         // a tile's status parts that make long lines wide

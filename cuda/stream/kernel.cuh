@@ -46,7 +46,7 @@ struct stream_args {
     // (the innermost batch dimension) ends; a vector that would end a run of the two innermost
     // (line_run2 lines) finds each line afresh. A run of 0 lines never ends.
     bool decodes;
-    fast_divisor n_div;
+    fast_divisor n_div;  // n (capped at 2^32 - 1); also a tile's place in its line, where that fits 32 bits
     fast_divisor line_sizes[TSCAN_MAX_DIMS - 1];
     int64_t line_pitch, run_step;
     uint32_t line_run, line_run2;
@@ -113,8 +113,10 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->lines.ndim = (int)p->batch_ndim;
     const int nb = (int)p->batch_ndim;
     a->decodes = a->total < (int64_t)UINT32_MAX;
+    // (A line of 2^32 elements or more is longer than a tile: the kernel divides by n_div only
+    // below a tile's length or where the input decodes.)
+    a->n_div = make_divisor((uint32_t)std::min<int64_t>(p->n, UINT32_MAX));
     if (a->decodes) {
-        a->n_div = make_divisor((uint32_t)p->n);
         for (int j = 0; j < nb; ++j) a->line_sizes[j] = make_divisor((uint32_t)p->batch_sizes[nb - 1 - j]);
     }
     a->line_pitch = nb > 0 ? p->in_batch_strides[nb - 1] : 0;
@@ -161,6 +163,13 @@ template <class A> __device__ __forceinline__ void publish_words(unsigned long l
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(words[q])
             .store(status_word(value, q, state), cuda::memory_order_relaxed);
 }
+// A waiting thread pauses between reads of a status, so that its spin leaves the issue slots
+// to the SM's other blocks (a stream tile's scan is issue-bound).
+__device__ __forceinline__ void backoff() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    __nanosleep(kernel_policy::stream_backoff_ns);
+#endif
+}
 template <int Parts> __device__ __forceinline__ void wait_for_words(unsigned long long *words, unsigned long long (&w)[Parts]) {
     for (;;) {
         bool settled = true;
@@ -169,6 +178,7 @@ template <int Parts> __device__ __forceinline__ void wait_for_words(unsigned lon
 #pragma unroll
         for (int q = 0; q < Parts; ++q) settled = settled && (uint32_t)w[q] != kEmpty && (uint32_t)w[q] == (uint32_t)w[0];
         if (settled) return;
+        backoff();
     }
 }
 
@@ -203,7 +213,10 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // Logical element e of logical vector L is scan position base + L * kPer + e: a decreasing
     // scan's partial vector puts its missing elements first, at negative positions.
     const int64_t base = a.reverse ? end - hi - (vectors * kPer - (hi - lo)) : lo - a.head;
-    const int64_t base_mod = ((base % a.n) + a.n) % a.n;
+    // (Multiplicative division where base and n fit 32 bits, as they do but in streams of 2^32
+    // elements or more and a decreasing scan's partial first vector.)
+    const int64_t base_mod = base >= 0 && base < UINT32_MAX && a.n < UINT32_MAX ? a.n_div.mod((uint32_t)base)
+                                                                                : ((base % a.n) + a.n) % a.n;
 
     const TI *const in = reinterpret_cast<const TI *>(a.in);
     TO *const out = reinterpret_cast<TO *>(a.out);
@@ -281,7 +294,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
         int64_t r = base_mod + L * kPer;  // < n + kTile
         if (a.n >= kTile) r = r >= a.n ? r - a.n : r;
-        else r = (int64_t)((uint32_t)r % (uint32_t)a.n);
+        else r = a.n_div.mod((uint32_t)r);
         return r == 0 ? 0 : (int)min(a.n - r, (int64_t)kPer + 1);
     };
 
