@@ -24,12 +24,12 @@ static int lookback_tiles_filled(const tscan_auto_policy *t, int64_t units, int6
 
 /* Shape-and-stride rules, their thresholds from the device's row of the policy table
  * (src/policy.c); the figures behind every rule are in bench/NOTES.md §3.1, which a change of
- * rule must beat. What they know of lookback comes from its outline (tscan_strategy::outline,
- * found once a choice by tscan_choose_algo): 1- and 2-byte elements count in the 32-bit words
- * that lookback moves them in where their layout packs; where it does not, lookback loads them
- * one at a time. */
+ * rule must beat. What they know of lookback and columns comes from their outlines
+ * (tscan_strategy::outline, found once a choice by choose_algo): 1- and 2-byte elements count
+ * in the 32-bit words that lookback moves them in where their layout packs; where it does not,
+ * lookback loads them one at a time. */
 static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *plan,
-                                  const tscan_strategy_outline *lookback) {
+                                  const tscan_strategy_outline *lookback, const tscan_strategy_outline *columns) {
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
@@ -44,9 +44,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * loads tiles of them along the input's unit stride into shared memory, where every
      * thread-a-line kernel reads each element from a sector of its own (bench/NOTES.md §3.1,
      * "Permuted input"). */
-    tscan_strategy_outline columns = {0};
-    tscan_strategy_columns.outline(p, &columns);
-    if (columns.stages_lines) return TSCAN_ALGO_COLUMNS;
+    if (columns->stages_lines) return TSCAN_ALGO_COLUMNS;
     /* Output rows read down input columns (a transposed input): lookback's column blocks read
      * 32 neighbouring lines coalesced and store whole runs of each output row; rows would
      * gather the input element by element. Needs lines and rows enough to fill a tile, and
@@ -149,7 +147,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
                             ? p->batch_sizes[last]
                             : 0;
     const int64_t pair_tile_rows = lookback->tile_bytes / (32 * 2 * (int64_t)p->elem_size);
-    const int pairs_lead = p->elem_size == 4 && lookback->packs_lines && !columns.vector_lines &&
+    const int pairs_lead = p->elem_size == 4 && lookback->packs_lines && !columns->vector_lines &&
                            run >= t->pairs_lookback_min_run && 4 * p->n >= 3 * pair_tile_rows;
     const int lookback_many = words ? p->lines < t->packed_lookback_below_lines
                                     : !small && ((p->n >= t->wide_lookback_min_n && rows_aligned) || pairs_lead);
@@ -182,7 +180,9 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
     return TSCAN_ALGO_LOOKBACK;
 }
 
-/* A wider output: lookback converts the narrower input as it loads it, a word of it a slot
+/* The strategy that AUTO's rules pick for p with the device's planning, never TSCAN_ALGO_AUTO;
+ * *columns receives columns' outline of p.
+ * A wider output: lookback converts the narrower input as it loads it, a word of it a slot
  * where the lines pack (line chunks on the grid of 16-byte output slots, column blocks in pairs
  * of lines), else an element at a time (column blocks of single lines then 2 to an SM:
  * bench/NOTES.md §3.1, "Wider outputs"). Along memory, many lines whose packed tiles (32 KB of
@@ -194,12 +194,14 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
  * lines, strided too; shorter strided ones go to CUB, not to a thread each. Across memory,
  * columns leads its column blocks from columns_from_lines lines, 4- and 8-byte inputs
  * included. */
-tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan) {
+static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan, tscan_strategy_outline *columns) {
     const tscan_auto_policy *const t = plan->policy;
-    /* Lookback's outline, once: both rules read it. */
+    /* Lookback's and columns' outlines, once: both rules read them, and auto_problem columns'. */
     tscan_strategy_outline lookback = {0};
     tscan_strategy_lookback.outline(p, &lookback);
-    const tscan_algo same_width = same_width_algo(p, plan, &lookback);
+    *columns = (tscan_strategy_outline){0};
+    tscan_strategy_columns.outline(p, columns);
+    const tscan_algo same_width = same_width_algo(p, plan, &lookback, columns);
     if (p->elem_size == p->out_elem_size) return same_width;
     const int along_memory = llabs(p->out_step) == 1 && llabs(p->in_step) <= 1;
     if (p->lines <= t->few_lines)
@@ -236,21 +238,20 @@ static tscan_algo requested_algo(const tscan_scan_desc *desc) { return desc ? de
 static tscan_algo auto_problem(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
                                const tscan_planning *planning, tscan_problem *p, tscan_replication *replication,
                                tscan_gather *gather) {
+    tscan_strategy_outline columns;
     gather->elem_size = 0;
     tscan_problem_init(p, desc, input, output);
     if (tscan_plan_replication(p, planning->policy, replication)) {
         tscan_tensor distinct_input, distinct_output;
         tscan_distinct_view(input, output, desc->axis, &distinct_input, &distinct_output);
         tscan_problem_init(p, desc, &distinct_input, &distinct_output);
-        return tscan_choose_algo(p, planning);
+        return choose_algo(p, planning, &columns);
     }
-    const tscan_algo chosen = tscan_choose_algo(p, planning);
+    const tscan_algo chosen = choose_algo(p, planning, &columns);
     if (chosen != TSCAN_ALGO_COLUMNS) return chosen;
-    tscan_strategy_outline columns = {0};
-    tscan_strategy_columns.outline(p, &columns);
     if (columns.stages_lines || columns.vector_lines || !tscan_plan_gather(p, planning->policy, gather)) return chosen;
     tscan_problem_init(p, desc, output, output);
-    return tscan_choose_algo(p, planning);
+    return choose_algo(p, planning, &columns);
 }
 
 void tscan_auto_scanned_views(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,

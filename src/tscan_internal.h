@@ -369,10 +369,6 @@ tscan_status tscan_gather_input(const tscan_gather *g, cudaStream_t stream);
 void tscan_auto_scanned_views(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
                               tscan_tensor *scanned_input, tscan_tensor *scanned_output);
 
-/* The strategy that AUTO's rules pick for p with the device's planning (src/dispatch.c); never
- * TSCAN_ALGO_AUTO. */
-tscan_algo tscan_choose_algo(const tscan_problem *p, const tscan_planning *plan);
-
 #ifdef __cplusplus
 }
 #endif
