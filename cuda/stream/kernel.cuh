@@ -113,8 +113,8 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->lines.ndim = (int)p->batch_ndim;
     const int nb = (int)p->batch_ndim;
     a->decodes = a->total < (int64_t)UINT32_MAX;
-    // (A line of 2^32 elements or more is longer than a tile: the kernel divides by n_div only
-    // below a tile's length or where the input decodes.)
+    // (Capped: the kernel divides by n_div only where n fits 32 bits, that is below a tile's
+    // length, where the input decodes, or for a tile's place in its line where it checks n.)
     a->n_div = make_divisor((uint32_t)std::min<int64_t>(p->n, UINT32_MAX));
     if (a->decodes) {
         for (int j = 0; j < nb; ++j) a->line_sizes[j] = make_divisor((uint32_t)p->batch_sizes[nb - 1 - j]);
