@@ -47,10 +47,26 @@ struct stream_args {
     // (line_run2 lines) finds each line afresh. A run of 0 lines never ends.
     bool decodes;
     fast_divisor n_div;  // n (capped at 2^32 - 1); also a tile's place in its line, where that fits 32 bits
+    // Bit k set where k is a multiple of n, k < 64: a chunk's line starts after its first.
+    uint64_t start_pattern;
     fast_divisor line_sizes[TSCAN_MAX_DIMS - 1];
     int64_t line_pitch, run_step;
     uint32_t line_run, line_run2;
 };
+
+// A 16-byte store as one instruction: a uint4 assigned from registers can leave the compiler
+// as four 4-byte stores (the stream kernel's did), each a partial sector for the L2.
+template <class T> __device__ __forceinline__ void store_vector(T *p, uint4 v) {
+#ifdef __CUDA_ARCH__
+    __stwb(reinterpret_cast<uint4 *>(p), v);
+#else
+    *reinterpret_cast<uint4 *>(p) = v;
+#endif
+}
+// Slot of vector x of a warp's staged 128 (stream_kernel): bits 3-4 of x turn its place in
+// its 128-byte row, so that eight lanes reading vectors 4 l + i, or writing 32 i + l, meet
+// eight distinct groups of banks.
+__device__ __forceinline__ int staged_slot(int x) { return x ^ ((x >> 3) & 3); }
 
 // Element offset of line b of a gathered input, in 64 bits: a vector's first line where the
 // input does not decode, and each next line where a vector ends a run of two dimensions. Out of
@@ -67,7 +83,7 @@ __device__ TSCAN_OUT_OF_LINE int64_t gathered_line_offset(const batch_map &lines
     return in_off;
 }
 // Line b of a gathered input that decodes: its element offset, and its places in the runs of
-// the innermost batch dimension and of the two innermost. Inline: once a vector, before its loads.
+// the innermost batch dimension and of the two innermost. Inline: once a chunk, before its loads.
 struct line_place {
     int64_t at;
     uint32_t in_run, in_run2;
@@ -116,6 +132,8 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     // (Capped: the kernel divides by n_div only where n fits 32 bits, that is below a tile's
     // length, where the input decodes, or for a tile's place in its line where it checks n.)
     a->n_div = make_divisor((uint32_t)std::min<int64_t>(p->n, UINT32_MAX));
+    a->start_pattern = 0;
+    for (int64_t k = 0; k < 64; k += p->n) a->start_pattern |= 1ull << k;
     if (a->decodes) {
         for (int j = 0; j < nb; ++j) a->line_sizes[j] = make_divisor((uint32_t)p->batch_sizes[nb - 1 - j]);
     }
@@ -182,10 +200,13 @@ template <int Parts> __device__ __forceinline__ void wait_for_words(unsigned lon
     }
 }
 
-// Block c (its claim) scans logical tile c. Warp w holds logical vectors 128 w .. 128 w + 127,
-// vector i of lane l being 128 w + 32 i + l, so that each load is coalesced. Two passes over the
-// registers: the first reduces each vector into a segment, which shuffles and the look-back turn
-// into the value running into it; the second rescans the vector from that value and stores.
+// Block c (its claim) scans logical tile c. Thread t holds the 64 bytes of logical vectors
+// 4 t .. 4 t + 3 (a chunk), so that a thread takes part in one warp scan a tile, not one a vector,
+// and finds its line starts once (a bit mask). Two passes over the registers: the first reduces
+// the chunk into a segment, which shuffles and the look-back turn into the value running into it;
+// the second rescans the chunk from that value and stores it. Loads and stores stay coalesced:
+// a warp's vectors pass through shared memory between lanes and chunks (staged_slot), and a
+// wider output's vectors, a lane's sector in two halves, are traded between neighbouring lanes.
 template <tscan_dtype In, tscan_dtype Out, bool Prod>
 __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_kernel(const __grid_constant__ stream_args a, unsigned long long *words) {
     using TI = typename dtype_traits<In>::T;
@@ -194,6 +215,9 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     constexpr int kPer = 16 / (int)sizeof(TI);  // elements an input vector
     constexpr int kOutVectors = kPer * (int)sizeof(TO) / 16;
     constexpr int64_t kTile = stream_tile_elements(sizeof(TI));
+    constexpr int kChunk = kStreamVectors * kPer;  // elements a thread: 64 bytes of input
+    using chunk_bits = std::conditional_t<(kChunk > 32), uint64_t, uint32_t>;  // a bit an element
+    constexpr chunk_bits kChunkMask = kChunk == 8 * sizeof(chunk_bits) ? ~chunk_bits{0} : (chunk_bits{1} << kChunk) - 1;
     constexpr int kParts = word_parts<A>();
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -220,119 +244,130 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
 
     const TI *const in = reinterpret_cast<const TI *>(a.in);
     TO *const out = reinterpret_cast<TO *>(a.out);
-    item_pack<TI, kStreamVectors * kPer> items{};  // set() keeps a word's other elements: start them defined
-    // Memory element of the lowest address of the thread's logical vector i (recomputed where
-    // needed rather than kept: registers decide how many blocks an SM holds).
-    const auto first = [&](int i) {
-        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
-        return lo + (a.reverse ? vectors - 1 - L : L) * kPer;
-    };
+    // The thread's logical vectors L0 .. L0 + kStreamVectors - 1 (logical elements from L0 * kPer,
+    // item q of items): kChunk consecutive elements, in memory the vectors from chunk_lo.
+    const int64_t L0 = (int64_t)t * kStreamVectors;
+    const int64_t chunk_lo = lo + (a.reverse ? vectors - L0 - kStreamVectors : L0) * kPer;
+    // Memory element of the lowest address of logical vector L.
+    const auto first = [&](int64_t L) { return lo + (a.reverse ? vectors - 1 - L : L) * kPer; };
+    const int64_t present_lo = max(lo, a.head);  // memory elements [present_lo, hi) are the tile's
+    // The warp's 128 vectors pass through its own 2 KB of shared memory where they are all
+    // whole (all but the stream's two ends): loaded and stored coalesced, a vector a lane and
+    // 512 bytes a warp an access, and read into (written from) chunks. A thread's own four
+    // vectors would take half sectors an access, which the L2 does not join.
+    __shared__ uint4 s_vectors[kStreamWarps][32 * kStreamVectors];
+    uint4 *const staged = s_vectors[warp];
+    const int64_t warp_L = (int64_t)warp * 32 * kStreamVectors;  // the warp's first logical vector
+    const int64_t warp_lo = first(a.reverse ? warp_L + 32 * kStreamVectors - 1 : warp_L);
+    const bool warp_whole = warp_lo >= present_lo && warp_lo + 32 * kStreamVectors * kPer <= hi;
+    item_pack<TI, kChunk> items{};  // set() keeps a word's other elements: start them defined
+    if (!a.gather && warp_whole) {
 #pragma unroll
-    for (int i = 0; i < kStreamVectors; ++i) {
-        const int64_t m = first(i);
-        if (!a.gather && m >= lo && m >= a.head && m + kPer <= hi) {
-            items.set_vector(i, *reinterpret_cast<const uint4 *>(in + (m - a.head)), a.reverse);
-        } else {
-            // Element by element: a gathered input (output elements m - head .. from their
-            // lines' own places in the input), or the stream's partial ends or past them, where
-            // what is missing reads as zeros. In a partial vector those sit before the stream's
-            // first start or after its last element, in either direction; vectors past the
-            // tile's last are left out of the scan below. Built in memory order and then placed as a loaded
-            // vector is, so that every index into items is a constant: one that is not puts all
-            // of items in local memory (it did, for float32: bench/NOTES.md, "Stream").
-            int64_t line = 0, k = 0, line_at = 0;
-            uint32_t in_run = 0;
-            bool by_adds = !a.gather;
-            if (a.gather) {  // the line and place of the vector's first present element
-                const int64_t first_present = m >= lo && m < hi ? (m > a.head ? m : a.head) - a.head : 0;
-                if (a.decodes) {
-                    line = a.n_div.div((uint32_t)first_present);
-                    const line_place place = decode_line(a, (uint32_t)line);
-                    line_at = place.at;
-                    in_run = place.in_run;
-                    // The lines the vector reaches: two at most where a line fills a vector.
-                    const uint32_t more = a.n >= kPer ? 1 : kPer - 1;
-                    by_adds = a.line_run2 == 0 || place.in_run2 + more < a.line_run2;
-                } else {
-                    line = first_present / a.n;
-                    line_at = gathered_line_offset(a.lines, line);
-                }
+        for (int i = 0; i < kStreamVectors; ++i)
+            staged[staged_slot(32 * i + lane)] = *reinterpret_cast<const uint4 *>(in + (first(warp_L + 32 * i + lane) - a.head));
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < kStreamVectors; ++i) items.set_vector(i, staged[staged_slot(kStreamVectors * lane + i)], a.reverse);
+    } else if (!a.gather && chunk_lo >= present_lo && chunk_lo + kChunk <= hi) {
+#pragma unroll
+        for (int v = 0; v < kStreamVectors; ++v)  // memory vector v, logical vector kStreamVectors - 1 - v when reversed
+            items.set_vector(a.reverse ? kStreamVectors - 1 - v : v,
+                             *reinterpret_cast<const uint4 *>(in + (chunk_lo + v * kPer - a.head)), a.reverse);
+    } else {
+        // Element by element, in memory order: a gathered input (output elements chunk_lo - head
+        // .. from their lines' own places in the input), or the stream's partial ends or past them,
+        // where what is missing reads as zeros. Those sit before the stream's first start or
+        // after its last element, in either direction; vectors past the tile's last are left out
+        // of the scan below. Every index into items is a constant: one that is not puts all of
+        // items in local memory (it did, for float32: bench/NOTES.md, "Stream").
+        const auto present = [&](int q) { return chunk_lo + q >= present_lo && chunk_lo + q < hi; };
+        const auto place = [&](int q, TI x) { items.set(a.reverse ? kChunk - 1 - q : q, x); };
+        int64_t line = 0, k = 0, line_at = 0;
+        uint32_t in_run = 0;
+        bool by_adds = !a.gather;
+        if (a.gather) {  // the line and place of the chunk's first present element
+            const int64_t first_present = chunk_lo < hi ? max(chunk_lo, present_lo) - a.head : 0;
+            if (a.decodes) {
+                line = a.n_div.div((uint32_t)first_present);
                 k = first_present - line * a.n;
-            }
-            item_pack<TI, kPer> vector{};
-            if (by_adds) {
-                // The next line's place is an add, chosen without a branch, so that every load
-                // issues before any is used (a call between loads waits on those before it).
-#pragma unroll
-                for (int e = 0; e < kPer; ++e) {
-                    const bool present = m >= lo && m + e >= a.head && m + e < hi;
-                    vector.set(e, present ? in[a.gather ? line_at + k : m + e - a.head] : TI{});
-                    const bool line_ends = present && k + 1 == a.n, run_ends = line_ends && in_run + 1 == a.line_run;
-                    k = line_ends ? 0 : k + present;
-                    in_run = run_ends ? 0 : in_run + line_ends;
-                    line_at += run_ends ? a.run_step : line_ends ? a.line_pitch : 0;
-                }
+                const line_place at = decode_line(a, (uint32_t)line);
+                line_at = at.at;
+                in_run = at.in_run;
+                // The lines the chunk reaches after its first (k < n, so that the sum fits).
+                const uint32_t more = a.n >= kChunk ? 1 : a.n_div.div((uint32_t)k + kChunk - 1);
+                by_adds = a.line_run2 == 0 || at.in_run2 + more < a.line_run2;
             } else {
+                line = first_present / a.n;
+                k = first_present - line * a.n;
+                line_at = gathered_line_offset(a.lines, line);
+            }
+        }
+        if (by_adds) {
+            // The next line's place is an add, chosen without a branch, so that every load
+            // issues before any is used (a call between loads waits on those before it).
 #pragma unroll
-                for (int e = 0; e < kPer; ++e) {
-                    const bool present = m >= lo && m + e >= a.head && m + e < hi;
-                    vector.set(e, present ? in[line_at + k] : TI{});
-                    if (present && ++k == a.n && m + e + 1 < hi) {
-                        k = 0;
-                        line_at = gathered_line_offset(a.lines, ++line);
-                    }
+            for (int q = 0; q < kChunk; ++q) {
+                const bool here = present(q);
+                place(q, here ? in[a.gather ? line_at + k : chunk_lo + q - a.head] : TI{});
+                const bool line_ends = here && k + 1 == a.n, run_ends = line_ends && in_run + 1 == a.line_run;
+                k = line_ends ? 0 : k + here;
+                in_run = run_ends ? 0 : in_run + line_ends;
+                line_at += run_ends ? a.run_step : line_ends ? a.line_pitch : 0;
+            }
+        } else {
+#pragma unroll
+            for (int q = 0; q < kChunk; ++q) {
+                const bool here = present(q);
+                place(q, here ? in[line_at + k] : TI{});
+                if (here && ++k == a.n && chunk_lo + q + 1 < hi) {
+                    k = 0;
+                    line_at = gathered_line_offset(a.lines, ++line);
                 }
             }
-            items.set_vector(i, vector.vector(0, false), a.reverse);
         }
     }
     __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
 
-    // Elements from logical element 0 of vector i to its first segment start (kPer + 1: none).
-    const int per_line = (int)min(a.n, (int64_t)kPer + 1);
-    const auto to_start = [&](int i) {
-        const int64_t L = warp * (32 * kStreamVectors) + 32 * i + lane;
-        int64_t r = base_mod + L * kPer;  // < n + kTile
+    // The chunk's segment starts, bit q for item q: the first where the thread's first logical
+    // element lies `to_start` elements before a line's start, then every n (start_pattern).
+    // Items of vectors past the tile's last one hold no start.
+    const chunk_bits starts = [&] {
+        int64_t r = base_mod + L0 * kPer;  // < n + kTile
         if (a.n >= kTile) r = r >= a.n ? r - a.n : r;
         else r = a.n_div.mod((uint32_t)r);
-        return r == 0 ? 0 : (int)min(a.n - r, (int64_t)kPer + 1);
-    };
+        const int64_t to_start = r == 0 ? 0 : a.n - r;
+        const int64_t in_tile = (vectors - L0) * kPer;  // items of the chunk in the tile
+        const chunk_bits present = in_tile >= kChunk ? kChunkMask : in_tile > 0 ? (chunk_bits{1} << in_tile) - 1 : 0;
+        return to_start < kChunk ? (chunk_bits)(a.start_pattern << to_start) & present : chunk_bits{0};
+    }();
+    const A start_value = op.start(a.exclusive);
 
-    // Pass 1: each vector as a segment, then the warp's scan of them in logical order.
-    segment<A> before[kStreamVectors];  // the warp's stream before this lane's vector i
-    segment<A> warp_total = {false, op.neutral()};
+    // Pass 1: the chunk as a segment, then the warp's scan of them in logical order.
+    segment<A> s = {starts != 0, op.neutral()};
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
         // Vectors past the tile's last one are empty: in a decreasing scan they come after
         // the partial tile's data, which is the stream's first tile and has successors.
-        segment<A> s = {false, op.neutral()};
-        if (warp * (32 * kStreamVectors) + 32 * i + lane < vectors) {
-            int left = to_start(i);
+        if (L0 + i < vectors) {
 #pragma unroll
             for (int e = 0; e < kPer; ++e) {
-                if (left == 0) {
-                    s.starts = true;
-                    s.value = op.start(a.exclusive);
-                    left = per_line;
-                }
-                s.value = op(s.value, stream_load<In, Out>(items.get(i * kPer + e)));
-                --left;
+                const int q = i * kPer + e;
+                s.value = op(starts >> q & 1 ? start_value : s.value, stream_load<In, Out>(items.get(q)));
             }
         }
-        segment<A> inclusive = s;
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            const segment<A> up = {(bool)__shfl_up_sync(kFullMask, (int)inclusive.starts, d),
-                                   __shfl_up_sync(kFullMask, inclusive.value, d)};
-            if (lane >= d) inclusive = then(op, up, inclusive);
-        }
-        const segment<A> exclusive = {(bool)__shfl_up_sync(kFullMask, (int)inclusive.starts, 1),
-                                      __shfl_up_sync(kFullMask, inclusive.value, 1)};
-        before[i] = lane == 0 ? warp_total : then(op, warp_total, exclusive);
-        warp_total = then(op, warp_total,
-                          segment<A>{(bool)__shfl_sync(kFullMask, (int)inclusive.starts, 31),
-                                     __shfl_sync(kFullMask, inclusive.value, 31)});
     }
+    segment<A> scanned = s;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const segment<A> up = {(bool)__shfl_up_sync(kFullMask, (int)scanned.starts, d),
+                               __shfl_up_sync(kFullMask, scanned.value, d)};
+        if (lane >= d) scanned = then(op, up, scanned);
+    }
+    // The warp's stream before this lane's chunk, and all of it.
+    const segment<A> before = {(bool)__shfl_up_sync(kFullMask, (int)scanned.starts, 1),
+                               __shfl_up_sync(kFullMask, scanned.value, 1)};
+    const segment<A> warp_total = {(bool)__shfl_sync(kFullMask, (int)scanned.starts, 31),
+                                   __shfl_sync(kFullMask, scanned.value, 31)};
 
     // The block: each warp's place, and the tile's segment.
     __shared__ A s_value[kStreamWarps];
@@ -404,40 +439,70 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         if (t == 0 && has_successor && !tile.starts) publish_words(mine, op(prefix, tile.value), kInclusive);
     }
 
-    // Pass 2: each vector rescanned from the value running into it, then stored.
+    // Pass 2: the chunk rescanned from the value running into it, and stored vector by vector.
+    segment<A> into = then(op, segment<A>{false, prefix}, warp_before);
+    if (lane > 0) into = then(op, into, before);
+    A running = into.value;
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
-        const segment<A> into = then(op, then(op, segment<A>{false, prefix}, warp_before), before[i]);
-        A running = into.value;
-        int left = to_start(i);
         item_pack<TO, kPer> result{};
 #pragma unroll
         for (int e = 0; e < kPer; ++e) {
-            if (left == 0) {
-                running = op.start(a.exclusive);
-                left = per_line;
-            }
-            const A next = op(running, stream_load<In, Out>(items.get(i * kPer + e)));
+            const int q = i * kPer + e;
+            if (starts >> q & 1) running = start_value;
+            const A next = op(running, stream_load<In, Out>(items.get(q)));
             result.set(e, dtype_traits<Out>::store(a.exclusive ? running : next));
             running = next;
-            --left;
         }
-        const int64_t m = first(i);
-        if (m >= lo && m >= a.head && m + kPer <= hi) {
-            uint4 *const to = reinterpret_cast<uint4 *>(out + (m - a.head));
-            if (a.reverse) {
+        if (kOutVectors == 1 && warp_whole) {
+            staged[staged_slot(kStreamVectors * lane + i)] = result.vector(0, false);
+        } else if (warp_whole) {
+            // A wider output: the vector's kOutVectors output vectors, in memory order, pair
+            // into sectors. Lanes l and l ^ 1 trade halves, so that each store writes whole
+            // sectors: the even lane's sector first, then the odd lane's.
+            TO *const to = out + (first(L0 + i) - a.head);
+            TO *const partner_to = reinterpret_cast<TO *>(__shfl_xor_sync(kFullMask, reinterpret_cast<uintptr_t>(to), 1));
+            const bool odd = lane & 1;
+            constexpr int kStep = 16 / (int)sizeof(TO);
 #pragma unroll
-                for (int o = 0; o < kOutVectors; ++o) to[o] = result.vector(kOutVectors - 1 - o, true);
-            } else {
-#pragma unroll
-                for (int o = 0; o < kOutVectors; ++o) to[o] = result.vector(o, false);
+            for (int o = 0; o < kOutVectors; o += 2) {
+                const uint4 low = a.reverse ? result.vector(kOutVectors - 1 - o, true) : result.vector(o, false);
+                const uint4 high = a.reverse ? result.vector(kOutVectors - 2 - o, true) : result.vector(o + 1, false);
+                const uint4 sent = odd ? low : high;
+                const uint4 got = make_uint4(__shfl_xor_sync(kFullMask, sent.x, 1), __shfl_xor_sync(kFullMask, sent.y, 1),
+                                             __shfl_xor_sync(kFullMask, sent.z, 1), __shfl_xor_sync(kFullMask, sent.w, 1));
+                store_vector(odd ? partner_to + (o + 1) * kStep : to + o * kStep, odd ? got : low);
+                store_vector(odd ? to + (o + 1) * kStep : partner_to + o * kStep, odd ? high : got);
             }
-        } else if (m >= lo && m < hi) {
+        } else {
+            const int64_t m = first(L0 + i);
+            if (m >= lo && m >= a.head && m + kPer <= hi) {
+                TO *const to = out + (m - a.head);
+                constexpr int kStep = 16 / (int)sizeof(TO);
+                if (a.reverse) {
 #pragma unroll
-            for (int e = 0; e < kPer; ++e) {
-                const int64_t at = m + (a.reverse ? kPer - 1 - e : e);
-                if (at >= a.head && at < hi) out[at - a.head] = result.get(e);
+                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kStep, result.vector(kOutVectors - 1 - o, true));
+                } else {
+#pragma unroll
+                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kStep, result.vector(o, false));
+                }
+            } else if (m >= lo && m < hi) {
+#pragma unroll
+                for (int e = 0; e < kPer; ++e) {
+                    const int64_t at = m + (a.reverse ? kPer - 1 - e : e);
+                    if (at >= a.head && at < hi) out[at - a.head] = result.get(e);
+                }
             }
+        }
+    }
+    if (kOutVectors == 1 && warp_whole) {  // (uniform in the warp)
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < kStreamVectors; ++i) {
+            const int64_t L = warp_L + 32 * i + lane;
+            uint4 v = staged[staged_slot(L - warp_L)];
+            if (a.reverse) v = item_pack<TO, kPer>::reverse_elements(v);
+            store_vector(out + (first(L) - a.head), v);
         }
     }
 }

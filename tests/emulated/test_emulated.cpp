@@ -468,6 +468,8 @@ Test(emulated_stream, segment_walk_across_windows_to_an_inclusive_prefix) {
     a.in = reinterpret_cast<const char *>(in.p);
     a.out = reinterpret_cast<char *>(out.p);
     a.total = a.n = total;
+    a.n_div = make_divisor((uint32_t)total);
+    a.start_pattern = 1;
     a.tiles = tiles;
     std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + tiles)), 0);
     words[0] = (unsigned long long)C;  // the next claim takes tile C
