@@ -40,10 +40,10 @@ struct stream_args {
     // one stream of aligned vectors.
     bool gather;
     batch_map lines;
-    // A gathered input of fewer than 2^32 elements (`decodes`) finds a vector's first line by
-    // 32-bit multiplicative division: n and the batch sizes, innermost first. The vector's next
+    // A gathered input of fewer than 2^32 elements (`decodes`) finds a chunk's first line by
+    // 32-bit multiplicative division: n and the batch sizes, innermost first. The chunk's next
     // lines follow by adds: line_pitch elements on, or run_step where a run of line_run lines
-    // (the innermost batch dimension) ends; a vector that would end a run of the two innermost
+    // (the innermost batch dimension) ends; a chunk that would end a run of the two innermost
     // (line_run2 lines) finds each line afresh. A run of 0 lines never ends.
     bool decodes;
     fast_divisor n_div;  // n (capped at 2^32 - 1); also a tile's place in its line, where that fits 32 bits
@@ -68,8 +68,8 @@ template <class T> __device__ __forceinline__ void store_vector(T *p, uint4 v) {
 // eight distinct groups of banks.
 __device__ __forceinline__ int staged_slot(int x) { return x ^ ((x >> 3) & 3); }
 
-// Element offset of line b of a gathered input, in 64 bits: a vector's first line where the
-// input does not decode, and each next line where a vector ends a run of two dimensions. Out of
+// Element offset of line b of a gathered input, in 64 bits: a chunk's first line where the
+// input does not decode, and each next line where a chunk ends a run of two dimensions. Out of
 // line: inlined in every unrolled element it would swell the kernel.
 // (__noinline__ is nvcc's word; a host compiler running tests/emulated takes GNU's.)
 #ifdef __CUDACC__
