@@ -278,8 +278,9 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         // .. from their lines' own places in the input), or the stream's partial ends or past them,
         // where what is missing reads as zeros. Those sit before the stream's first start or
         // after its last element, in either direction; vectors past the tile's last are left out
-        // of the scan below. Every index into items is a constant: one that is not puts all of
-        // items in local memory (it did, for float32: bench/NOTES.md, "Stream").
+        // of the scan below. Every index into items is a constant, or one of two chosen by the
+        // direction: any other puts all of items in local memory (it did, for float32:
+        // bench/NOTES.md, "Stream"; ptxas: no stack frame in any stream kernel).
         const auto present = [&](int q) { return chunk_lo + q >= present_lo && chunk_lo + q < hi; };
         const auto place = [&](int q, TI x) { items.set(a.reverse ? kChunk - 1 - q : q, x); };
         int64_t line = 0, k = 0, line_at = 0;
