@@ -214,6 +214,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     using A = typename dtype_traits<Out>::A;
     constexpr int kPer = 16 / (int)sizeof(TI);  // elements an input vector
     constexpr int kOutVectors = kPer * (int)sizeof(TO) / 16;
+    constexpr int kOutPer = 16 / (int)sizeof(TO);  // elements an output vector
     constexpr int64_t kTile = stream_tile_elements(sizeof(TI));
     constexpr int kChunk = kStreamVectors * kPer;  // elements a thread: 64 bytes of input
     using chunk_bits = std::conditional_t<(kChunk > 32), uint64_t, uint32_t>;  // a bit an element
@@ -464,7 +465,6 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             TO *const to = out + (first(L0 + i) - a.head);
             TO *const partner_to = reinterpret_cast<TO *>(__shfl_xor_sync(kFullMask, reinterpret_cast<uintptr_t>(to), 1));
             const bool odd = lane & 1;
-            constexpr int kStep = 16 / (int)sizeof(TO);
 #pragma unroll
             for (int o = 0; o < kOutVectors; o += 2) {
                 const uint4 low = a.reverse ? result.vector(kOutVectors - 1 - o, true) : result.vector(o, false);
@@ -472,20 +472,19 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
                 const uint4 sent = odd ? low : high;
                 const uint4 got = make_uint4(__shfl_xor_sync(kFullMask, sent.x, 1), __shfl_xor_sync(kFullMask, sent.y, 1),
                                              __shfl_xor_sync(kFullMask, sent.z, 1), __shfl_xor_sync(kFullMask, sent.w, 1));
-                store_vector(odd ? partner_to + (o + 1) * kStep : to + o * kStep, odd ? got : low);
-                store_vector(odd ? to + (o + 1) * kStep : partner_to + o * kStep, odd ? high : got);
+                store_vector(odd ? partner_to + (o + 1) * kOutPer : to + o * kOutPer, odd ? got : low);
+                store_vector(odd ? to + (o + 1) * kOutPer : partner_to + o * kOutPer, odd ? high : got);
             }
         } else {
             const int64_t m = first(L0 + i);
             if (m >= lo && m >= a.head && m + kPer <= hi) {
                 TO *const to = out + (m - a.head);
-                constexpr int kStep = 16 / (int)sizeof(TO);
                 if (a.reverse) {
 #pragma unroll
-                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kStep, result.vector(kOutVectors - 1 - o, true));
+                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kOutPer, result.vector(kOutVectors - 1 - o, true));
                 } else {
 #pragma unroll
-                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kStep, result.vector(o, false));
+                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kOutPer, result.vector(o, false));
                 }
             } else if (m >= lo && m < hi) {
 #pragma unroll
