@@ -11,7 +11,9 @@
 //
 // Forward progress: every block takes its tile from the claim counter, and tiles are claimed
 // in the order of the scan, so a tile waits only on tiles claimed before it, which belong to
-// blocks that are running or done; blockIdx.x carries no order.
+// blocks that are running or done; blockIdx.x carries no order. Lines of up to 256 elements
+// wait on nothing: a tile's block reads the part of its first line that lies before it (its
+// halo) and needs no claim, no status and no workspace.
 //
 // Decreasing scans walk the same memory tiles from the far end: logical tile c is memory
 // tile tiles - 1 - c, logical vector L of a tile its memory vector count - 1 - L, and the
@@ -39,8 +41,10 @@ struct stream_plan {
     stream_args segment_form;
     lanes_args lanes_form;
     int64_t tiles() const { return lanes ? lanes_form.tiles : segment_form.tiles; }
-    // The workspace: the claim counter in a sector of its own, then each tile's status words.
+    // The workspace: the claim counter in a sector of its own, then each tile's status words;
+    // none where the segment form's tiles read their halos.
     int64_t words() const {
+        if (!lanes && segment_form.halo) return 0;
         return kSectorWords + (lanes ? lanes_form.tiles * lanes_form.status_words : segment_form.tiles * kSectorWords);
     }
 };
@@ -84,12 +88,17 @@ struct lanes_kernel_fit {
 
 template <tscan_dtype In, tscan_dtype Out> struct stream_launch {
     template <bool Prod> static tscan_status launch(const stream_call &call, void *workspace, cudaStream_t stream) {
+        const stream_plan &plan = call.plan;
+        const unsigned grid = (unsigned)plan.tiles();
+        if (!plan.lanes && plan.segment_form.halo) {  // one launch: no workspace to clear
+            stream_kernel<In, Out, Prod><<<grid, kStreamThreads, 0, stream>>>(plan.segment_form, nullptr);
+            TSCAN_LAUNCH_CHECK("stream_kernel");
+            return TSCAN_SUCCESS;
+        }
         if (!workspace || (uintptr_t)workspace % 8 != 0)
             return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "workspace %p is null or not 8-byte aligned (stream needs 8)",
                               workspace);
         unsigned long long *const words = static_cast<unsigned long long *>(workspace);
-        const stream_plan &plan = call.plan;
-        const unsigned grid = (unsigned)plan.tiles();
         if (plan.lanes)
             return launch_after_clear(call.lanes_kernel, grid, kStreamThreads, plan.lanes_form.smem_bytes, stream, words,
                                       plan.words(), call.sms, plan.lanes_form, words);

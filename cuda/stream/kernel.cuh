@@ -15,8 +15,9 @@ namespace {
 constexpr int kStreamThreads = kernel_policy::stream_threads;
 constexpr int kStreamWarps = kStreamThreads / 32;
 constexpr int kStreamVectors = kernel_policy::stream_vectors;
-// Blocks an SM holds at least (64 registers a thread): fewer left DRAM reads too few in flight.
-constexpr int kStreamBlocksPerSm = 4;
+// Blocks an SM holds at least (40 registers a thread): each holds its tile from its claim to its
+// last store, so the SM's bytes of DRAM reads in flight grow with the blocks it holds.
+constexpr int kStreamBlocksPerSm = kernel_policy::stream_blocks_per_sm;
 constexpr int64_t kStreamTileVectors = (int64_t)kStreamThreads * kStreamVectors;
 // Elements a tile: 16 KB of input.
 constexpr int64_t stream_tile_elements(size_t in_elem_size) { return kStreamTileVectors * (16 / (int64_t)in_elem_size); }
@@ -39,6 +40,10 @@ struct stream_args {
     // (lines.in_strides), one element at a time, into the same registers. The output stays
     // one stream of aligned vectors.
     bool gather;
+    // Lines of at most kStreamThreads elements, not in place: a tile's block reads the elements
+    // of its first line that lie before it (its halo, fewer than n: from L2, where the tile
+    // before was just read) rather than look back; no claims, statuses nor workspace.
+    bool halo;
     batch_map lines;
     // A gathered input of fewer than 2^32 elements (`decodes`) finds a chunk's first line by
     // 32-bit multiplicative division: n and the batch sizes, innermost first. The chunk's next
@@ -121,6 +126,7 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->total = p->n * p->lines;
     a->head = (int64_t)((uintptr_t)p->out % 16 / p->out_elem_size);  // validation: element-aligned
     a->n = p->n;
+    a->halo = p->n <= kStreamThreads && p->in != p->out;  // in place, the tile before may have stored over it
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     const int64_t tile = stream_tile_elements(p->elem_size);
@@ -223,12 +229,15 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
 
-    wait_for_clear();
+    // A tile that reads its halo (stream_args::halo) waits on no other: its block's index is
+    // its place. Others are claimed in scan order (forward progress: cuda/stream.cu).
     __shared__ int64_t s_claim;
-    if (t == 0) s_claim = (int64_t)atomicAdd(words, 1ull);
-    __syncthreads();
-    const int64_t c = s_claim;
-    unsigned long long *const statuses = words + kSectorWords;  // a sector a tile
+    if (!a.halo) {
+        wait_for_clear();
+        if (t == 0) s_claim = (int64_t)atomicAdd(words, 1ull);
+        __syncthreads();
+    }
+    const int64_t c = a.halo ? (int64_t)blockIdx.x : s_claim;
 
     // The memory tile [lo, hi) and where its logical start sits in the scan.
     const int64_t j = a.reverse ? a.tiles - 1 - c : c;
@@ -261,29 +270,27 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     const int64_t warp_L = (int64_t)warp * 32 * kStreamVectors;  // the warp's first logical vector
     const int64_t warp_lo = first(a.reverse ? warp_L + 32 * kStreamVectors - 1 : warp_L);
     const bool warp_whole = warp_lo >= present_lo && warp_lo + 32 * kStreamVectors * kPer <= hi;
-    item_pack<TI, kChunk> items{};  // set() keeps a word's other elements: start them defined
+    // Memory vector v of the thread's chunk into its logical slot (kStreamVectors - 1 - v when reversed).
+    const auto stage_memory_vector = [&](int v, uint4 x) {
+        staged[staged_slot(kStreamVectors * lane + (a.reverse ? kStreamVectors - 1 - v : v))] = x;
+    };
     if (!a.gather && warp_whole) {
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i)
             staged[staged_slot(32 * i + lane)] = *reinterpret_cast<const uint4 *>(in + (first(warp_L + 32 * i + lane) - a.head));
-        __syncwarp();
-#pragma unroll
-        for (int i = 0; i < kStreamVectors; ++i) items.set_vector(i, staged[staged_slot(kStreamVectors * lane + i)], a.reverse);
     } else if (!a.gather && chunk_lo >= present_lo && chunk_lo + kChunk <= hi) {
 #pragma unroll
-        for (int v = 0; v < kStreamVectors; ++v)  // memory vector v, logical vector kStreamVectors - 1 - v when reversed
-            items.set_vector(a.reverse ? kStreamVectors - 1 - v : v,
-                             *reinterpret_cast<const uint4 *>(in + (chunk_lo + v * kPer - a.head)), a.reverse);
+        for (int v = 0; v < kStreamVectors; ++v)
+            stage_memory_vector(v, *reinterpret_cast<const uint4 *>(in + (chunk_lo + v * kPer - a.head)));
     } else {
         // Element by element, in memory order: a gathered input (output elements chunk_lo - head
         // .. from their lines' own places in the input), or the stream's partial ends or past them,
         // where what is missing reads as zeros. Those sit before the stream's first start or
         // after its last element, in either direction; vectors past the tile's last are left out
-        // of the scan below. Every index into items is a constant, or one of two chosen by the
-        // direction: any other puts all of items in local memory (it did, for float32:
-        // bench/NOTES.md, "Stream"; ptxas: no stack frame in any stream kernel).
+        // of the scan below. A vector at a time, its elements' indices constants (any other puts
+        // them in local memory); 16 loads at most are unrolled together, so that an SM holds
+        // kStreamBlocksPerSm blocks without spills.
         const auto present = [&](int q) { return chunk_lo + q >= present_lo && chunk_lo + q < hi; };
-        const auto place = [&](int q, TI x) { items.set(a.reverse ? kChunk - 1 - q : q, x); };
         int64_t line = 0, k = 0, line_at = 0;
         uint32_t in_run = 0;
         bool by_adds = !a.gather;
@@ -304,29 +311,55 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
                 line_at = gathered_line_offset(a.lines, line);
             }
         }
+        [[maybe_unused]] constexpr int kVectorsUnrolled = kPer > 4 ? 1 : kStreamVectors;  // (a host compiler ignores the pragma)
         if (by_adds) {
-            // The next line's place is an add, chosen without a branch, so that every load
-            // issues before any is used (a call between loads waits on those before it).
+            // The next line's place is an add, chosen without a branch, so that every load of a
+            // vector issues before any is used (a call between loads waits on those before it).
+#pragma unroll kVectorsUnrolled
+            for (int v = 0; v < kStreamVectors; ++v) {
+                item_pack<TI, kPer> x{};  // set() keeps a word's other elements: start them defined
 #pragma unroll
-            for (int q = 0; q < kChunk; ++q) {
-                const bool here = present(q);
-                place(q, here ? in[a.gather ? line_at + k : chunk_lo + q - a.head] : TI{});
-                const bool line_ends = here && k + 1 == a.n, run_ends = line_ends && in_run + 1 == a.line_run;
-                k = line_ends ? 0 : k + here;
-                in_run = run_ends ? 0 : in_run + line_ends;
-                line_at += run_ends ? a.run_step : line_ends ? a.line_pitch : 0;
+                for (int e = 0; e < kPer; ++e) {
+                    const int q = v * kPer + e;
+                    const bool here = present(q);
+                    x.set(e, here ? in[a.gather ? line_at + k : chunk_lo + q - a.head] : TI{});
+                    const bool line_ends = here && k + 1 == a.n, run_ends = line_ends && in_run + 1 == a.line_run;
+                    k = line_ends ? 0 : k + here;
+                    in_run = run_ends ? 0 : in_run + line_ends;
+                    line_at += run_ends ? a.run_step : line_ends ? a.line_pitch : 0;
+                }
+                stage_memory_vector(v, x.vector(0, false));
             }
         } else {
+#pragma unroll kVectorsUnrolled
+            for (int v = 0; v < kStreamVectors; ++v) {
+                item_pack<TI, kPer> x{};
 #pragma unroll
-            for (int q = 0; q < kChunk; ++q) {
-                const bool here = present(q);
-                place(q, here ? in[line_at + k] : TI{});
-                if (here && ++k == a.n && chunk_lo + q + 1 < hi) {
-                    k = 0;
-                    line_at = gathered_line_offset(a.lines, ++line);
+                for (int e = 0; e < kPer; ++e) {
+                    const int q = v * kPer + e;
+                    const bool here = present(q);
+                    x.set(e, here ? in[line_at + k] : TI{});
+                    if (here && ++k == a.n && chunk_lo + q + 1 < hi) {
+                        k = 0;
+                        line_at = gathered_line_offset(a.lines, ++line);
+                    }
                 }
+                stage_memory_vector(v, x.vector(0, false));
             }
         }
+    }
+    // The halo: the scan positions [base - base_mod, base) of the line the tile begins in, an
+    // element a thread (base_mod < n <= kStreamThreads), loaded with the tile's own.
+    const bool halo_here = a.halo && c > 0 && t < base_mod;
+    TI halo_x{};
+    if (halo_here) {
+        const int64_t o = (a.reverse ? a.total - base : base - base_mod) + t;  // its output element
+        int64_t at = o;
+        if (a.gather) {
+            const int64_t line = a.decodes ? (int64_t)a.n_div.div((uint32_t)o) : o / a.n;
+            at = (a.decodes ? decode_line(a, (uint32_t)line).at : gathered_line_offset(a.lines, line)) + (o - line * a.n);
+        }
+        halo_x = in[at];
     }
     __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
 
@@ -343,6 +376,13 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         return to_start < kChunk ? (chunk_bits)(a.start_pattern << to_start) & present : chunk_bits{0};
     }();
     const A start_value = op.start(a.exclusive);
+    // Logical vector i of the chunk, read from the stage in each pass rather than held in
+    // registers across the look-back, so that an SM holds more blocks (kStreamBlocksPerSm).
+    const auto chunk_vector = [&](int i) {
+        item_pack<TI, kPer> v;
+        v.set_vector(0, staged[staged_slot(kStreamVectors * lane + i)], a.reverse);
+        return v;
+    };
 
     // Pass 1: the chunk as a segment, then the warp's scan of them in logical order.
     segment<A> s = {starts != 0, op.neutral()};
@@ -351,10 +391,11 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         // Vectors past the tile's last one are empty: in a decreasing scan they come after
         // the partial tile's data, which is the stream's first tile and has successors.
         if (L0 + i < vectors) {
+            const item_pack<TI, kPer> items = chunk_vector(i);
 #pragma unroll
             for (int e = 0; e < kPer; ++e) {
                 const int q = i * kPer + e;
-                s.value = op(starts >> q & 1 ? start_value : s.value, stream_load<In, Out>(items.get(q)));
+                s.value = op(starts >> q & 1 ? start_value : s.value, stream_load<In, Out>(items.get(e)));
             }
         }
     }
@@ -374,9 +415,16 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // The block: each warp's place, and the tile's segment.
     __shared__ A s_value[kStreamWarps];
     __shared__ int s_starts[kStreamWarps];
+    __shared__ A s_halo[kStreamWarps];
+    A halo = halo_here ? stream_load<In, Out>(halo_x) : op.neutral();
+    if (a.halo) {
+#pragma unroll
+        for (int d = 16; d > 0; d /= 2) halo = op(halo, __shfl_down_sync(kFullMask, halo, d));
+    }
     if (lane == 0) {
         s_value[warp] = warp_total.value;
         s_starts[warp] = warp_total.starts;
+        s_halo[warp] = halo;
     }
     __syncthreads();
     segment<A> warp_before = {false, op.neutral()}, tile = {false, op.neutral()};
@@ -387,17 +435,23 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     }
 
     // Publish, then look back. A tile holding a start (the first one always does) knows its
-    // inclusive prefix at once. The last tile publishes nothing: no one reads it.
-    unsigned long long *const mine = statuses + c * kSectorWords;
+    // inclusive prefix at once. The last tile publishes nothing: no one reads it; nor does any
+    // where tiles read their halos (there is no workspace). Tile k's status is the sector
+    // after the claim counter's and k others.
+    const auto status_of = [&](int64_t k) { return words + kSectorWords * (1 + k); };
     const bool has_successor = c + 1 < a.tiles;
-    if (t == 0 && has_successor) publish_words(mine, tile.value, tile.starts ? kInclusive : kAggregate);
+    if (t == 0 && has_successor && !a.halo) publish_words(status_of(c), tile.value, tile.starts ? kInclusive : kAggregate);
     // The tile's first element starts a line: nothing before it is needed. Else the whole block
     // looks back, thread t reading tile next - t: windows of kStreamThreads tiles until an
     // inclusive prefix, nearest first. (Each round is a round trip to L2; at one warp's 32
     // tiles, 512 KB of input a round, a long line's chain could not keep up with DRAM.)
     const bool needs_prefix = c > 0 && base_mod != 0;
     A prefix = op.neutral();
-    if (needs_prefix) {
+    if (needs_prefix && a.halo) {
+        prefix = start_value;  // the line's start, then its halo
+#pragma unroll
+        for (int w = 0; w < kStreamWarps; ++w) prefix = op(prefix, s_halo[w]);
+    } else if (needs_prefix) {
         __shared__ A s_round[kStreamWarps];
         __shared__ int s_found[kStreamWarps];
         for (int64_t next = c - 1;; next -= kStreamThreads) {
@@ -406,7 +460,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             bool inclusive = true;  // before the first tile: nothing more to read
             A value = op.neutral();
             if (k >= 0) {
-                wait_for_words(statuses + k * kSectorWords, w);
+                wait_for_words(status_of(k), w);
                 inclusive = (uint32_t)w[0] == kInclusive;
                 value = announced_value<A>(w);
             }
@@ -438,59 +492,63 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             __syncthreads();  // this round's reads before the next round's writes
             if (done) break;
         }
-        if (t == 0 && has_successor && !tile.starts) publish_words(mine, op(prefix, tile.value), kInclusive);
+        if (t == 0 && has_successor && !tile.starts) publish_words(status_of(c), op(prefix, tile.value), kInclusive);
     }
 
     // Pass 2: the chunk rescanned from the value running into it, and stored vector by vector.
     segment<A> into = then(op, segment<A>{false, prefix}, warp_before);
     if (lane > 0) into = then(op, into, before);
     A running = into.value;
+    // A wider output's vectors are built and stored a pair at a time (kPackVectors), the pair that
+    // shares a sector, so that no more than 32 bytes of results are held at once.
+    constexpr int kPackVectors = kOutVectors == 1 ? 1 : 2;
+    constexpr int kPackPer = kPackVectors * kOutPer;  // elements a pack
+    const bool odd = lane & 1;
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
-        item_pack<TO, kPer> result{};
+        const item_pack<TI, kPer> items = chunk_vector(i);
+        const int64_t m = first(L0 + i);  // the input vector's lowest memory element
+        TO *const to = out + (m - a.head);
+        // (Used where the warp is whole, which is uniform in the warp.)
+        TO *const partner_to = kOutVectors > 1 && warp_whole
+                                   ? reinterpret_cast<TO *>(__shfl_xor_sync(kFullMask, reinterpret_cast<uintptr_t>(to), 1))
+                                   : to;
 #pragma unroll
-        for (int e = 0; e < kPer; ++e) {
-            const int q = i * kPer + e;
-            if (starts >> q & 1) running = start_value;
-            const A next = op(running, stream_load<In, Out>(items.get(q)));
-            result.set(e, dtype_traits<Out>::store(a.exclusive ? running : next));
-            running = next;
-        }
-        if (kOutVectors == 1 && warp_whole) {
-            staged[staged_slot(kStreamVectors * lane + i)] = result.vector(0, false);
-        } else if (warp_whole) {
-            // A wider output: the vector's kOutVectors output vectors, in memory order, pair
-            // into sectors. Lanes l and l ^ 1 trade halves, so that each store writes whole
-            // sectors: the even lane's sector first, then the odd lane's.
-            TO *const to = out + (first(L0 + i) - a.head);
-            TO *const partner_to = reinterpret_cast<TO *>(__shfl_xor_sync(kFullMask, reinterpret_cast<uintptr_t>(to), 1));
-            const bool odd = lane & 1;
+        for (int p = 0; p < kOutVectors / kPackVectors; ++p) {
+            item_pack<TO, kPackPer> result{};
 #pragma unroll
-            for (int o = 0; o < kOutVectors; o += 2) {
-                const uint4 low = a.reverse ? result.vector(kOutVectors - 1 - o, true) : result.vector(o, false);
-                const uint4 high = a.reverse ? result.vector(kOutVectors - 2 - o, true) : result.vector(o + 1, false);
+            for (int j = 0; j < kPackPer; ++j) {
+                const int q = i * kPer + p * kPackPer + j;
+                if (starts >> q & 1) running = start_value;
+                const A next = op(running, stream_load<In, Out>(items.get(p * kPackPer + j)));
+                result.set(j, dtype_traits<Out>::store(a.exclusive ? running : next));
+                running = next;
+            }
+            // Logical output vector p * kPackVectors + v of the input vector lies at memory
+            // vector o(v) of it: the same, or counted from the far end when reversed.
+            const auto o = [&](int v) { return a.reverse ? kOutVectors - 1 - (p * kPackVectors + v) : p * kPackVectors + v; };
+            if (kOutVectors == 1 && warp_whole) {
+                staged[staged_slot(kStreamVectors * lane + i)] = result.vector(0, false);
+            } else if (warp_whole) {
+                // The pair is a sector in memory. Lanes l and l ^ 1 trade halves, so that each
+                // store writes a whole sector: the even lane's sector first, then the odd lane's.
+                const int low_o = a.reverse ? o(1) : o(0);
+                const uint4 low = a.reverse ? result.vector(1, true) : result.vector(0, false);
+                const uint4 high = a.reverse ? result.vector(0, true) : result.vector(1, false);
                 const uint4 sent = odd ? low : high;
                 const uint4 got = make_uint4(__shfl_xor_sync(kFullMask, sent.x, 1), __shfl_xor_sync(kFullMask, sent.y, 1),
                                              __shfl_xor_sync(kFullMask, sent.z, 1), __shfl_xor_sync(kFullMask, sent.w, 1));
-                store_vector(odd ? partner_to + (o + 1) * kOutPer : to + o * kOutPer, odd ? got : low);
-                store_vector(odd ? to + (o + 1) * kOutPer : partner_to + o * kOutPer, odd ? high : got);
-            }
-        } else {
-            const int64_t m = first(L0 + i);
-            if (m >= lo && m >= a.head && m + kPer <= hi) {
-                TO *const to = out + (m - a.head);
-                if (a.reverse) {
+                store_vector(odd ? partner_to + (low_o + 1) * kOutPer : to + low_o * kOutPer, odd ? got : low);
+                store_vector(odd ? to + (low_o + 1) * kOutPer : partner_to + low_o * kOutPer, odd ? high : got);
+            } else if (m >= lo && m >= a.head && m + kPer <= hi) {
 #pragma unroll
-                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kOutPer, result.vector(kOutVectors - 1 - o, true));
-                } else {
-#pragma unroll
-                    for (int o = 0; o < kOutVectors; ++o) store_vector(to + o * kOutPer, result.vector(o, false));
-                }
+                for (int v = 0; v < kPackVectors; ++v) store_vector(to + o(v) * kOutPer, result.vector(v, a.reverse));
             } else if (m >= lo && m < hi) {
 #pragma unroll
-                for (int e = 0; e < kPer; ++e) {
+                for (int j = 0; j < kPackPer; ++j) {
+                    const int e = p * kPackPer + j;  // logical element of the input vector
                     const int64_t at = m + (a.reverse ? kPer - 1 - e : e);
-                    if (at >= a.head && at < hi) out[at - a.head] = result.get(e);
+                    if (at >= a.head && at < hi) out[at - a.head] = result.get(j);
                 }
             }
         }

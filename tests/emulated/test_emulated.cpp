@@ -341,6 +341,40 @@ Test(emulated_stream, padded_runs_of_lines) {
     }
 }
 
+// In place (the input's view is the output's): a tile's halo lies in the tile before, whose
+// block (here, the block before) has stored over it by then, so short lines look back instead.
+Test(emulated_stream, in_place) {
+    std::mt19937_64 rng(12);
+    const tscan_dtype types[] = {TSCAN_UINT8, TSCAN_FLOAT32, TSCAN_INT64};
+    int v = 0;
+    for (tscan_dtype d : types)
+        for (int64_t n : {3, 100, 256, 1000}) {
+            const size_t size = tscan_dtype_size(d);
+            const int64_t tile = stream_tile_elements(size), lines = (2 * tile + tile / 3) / n + 1, total = lines * n;
+            const tscan_scan_desc desc = {v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM, 1, v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING,
+                                          (v & 4) != 0, TSCAN_ALGO_STREAM};
+            ++v;
+            aligned_bytes data(total * size), want(total * size);
+            fill(d, desc.op, data.p, total, rng);
+            const int64_t sizes[2] = {lines, n};
+            tscan_tensor tdata, twant;
+            cr_assert_eq(tscan_tensor_init(&tdata, data.p, d, 2, sizes, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_tensor_init(&twant, want.p, d, 2, sizes, nullptr), TSCAN_SUCCESS);
+            cr_assert_eq(tscan_scan_reference(&desc, &tdata, &twant), TSCAN_SUCCESS);
+            tscan_problem p;
+            cr_assert_eq(tscan_validate(&desc, &tdata, &tdata), TSCAN_SUCCESS, "%s", tscan_last_error());
+            tscan_problem_init(&p, &desc, &tdata, &tdata);
+            stream_args a;
+            cr_assert(stream_layout(&p, &a), "%s lines of %lld in place: stream declines", tscan_dtype_name(d), (long long)n);
+            std::vector<unsigned long long> words((size_t)(kSectorWords * (1 + a.tiles)), 0);
+            cr_assert_eq(dispatch_pair<emulated_launch>(d, d, a, desc.op == TSCAN_OP_PROD, words.data()), TSCAN_SUCCESS);
+            for (int64_t i = 0; i < total; ++i)
+                cr_assert(std::memcmp(data.p + i * size, want.p + i * size, size) == 0,
+                          "%s lines of %lld in place, %s: element %lld differs from the reference", tscan_dtype_name(d),
+                          (long long)n, desc.direction == TSCAN_DECREASING ? "decreasing" : "increasing", (long long)i);
+        }
+}
+
 // Outputs off the 16-byte grid (by every whole element a vector holds): the tiles and vectors
 // shift with the output, the first `head` places empty; an input as far off the grid reads as
 // vectors, one aligned or otherwise off is gathered; a padded input is gathered either way.
