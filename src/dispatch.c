@@ -29,12 +29,12 @@ static int lookback_tiles_filled(const tscan_auto_policy *t, int64_t units, int6
  * in the 32-bit words that lookback moves them in where their layout packs; where it does not,
  * lookback loads them one at a time. */
 static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *plan,
-                                  const tscan_strategy_outline *lookback, const tscan_strategy_outline *columns) {
+                                  const tscan_strategy_outline *lookback, const tscan_strategy_outline *columns,
+                                  const tscan_strategy_outline *stream) {
     const tscan_auto_policy *const t = plan->policy;
     const int sms = plan->sm_count;
     const int small = p->elem_size <= 2;
-    tscan_strategy_outline stream = {0}, rows = {0};
-    tscan_strategy_stream.outline(p, &stream);
+    tscan_strategy_outline rows = {0};
     tscan_strategy_rows.outline(p, &rows);
     const int words = small && lookback->packs_small_elements;
     /* Axis length in lookback's units: 4-byte words for packed small types, else elements. */
@@ -94,6 +94,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * line of whole vectors fills them: int8 lines of 16-112 bytes 69-96 % of the copy on
          * rows against 44-47 on stream (bench/NOTES.md §3.6). */
         const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
+        /* Packed lines of up to 256 elements: stream's segment form reads them as one flat run
+         * of 16 KB tiles, each reading the head of its first line itself, so that no tile waits
+         * on another and nothing depends on the line's length or alignment. It leads rows,
+         * which idle part of each line's threads off the 16-byte grid, and columns' thread a
+         * line, but for 1-byte lines of whole vectors, where rows' vectors reach the copy and
+         * the stream's byte path is issue-bound (bench/NOTES.md §2, "This round"). */
+        if (stream->reads_halos && !(p->elem_size == 1 && line_bytes % 16 == 0)) return TSCAN_ALGO_STREAM;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
@@ -106,7 +113,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         const int off_grid = p->batch_ndim > 0 && p->in_step == 1 && p->in_batch_strides[last] == p->n &&
                              line_bytes % 16 != 0;
         const int64_t stream_below = off_grid ? t->stream_unaligned_line_bytes : t->stream_short_line_bytes;
-        if (small && stream.takes_layout && line_bytes < stream_below && !fills_threads) return TSCAN_ALGO_STREAM;
+        if (small && stream->takes_layout && line_bytes < stream_below && !fills_threads) return TSCAN_ALGO_STREAM;
         /* A warp or block per line for lines up to a look-back tile (8192 words), up to two
          * tiles when there are many lines, and for small elements that lookback would
          * load one at a time. Longer lines are split into pipelined look-back tiles, and so are
@@ -162,7 +169,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * of 4- and 8-byte elements goes to the lanes form too, unless its rows lie on the 128-byte
      * grid, where lookback's column blocks lead (1048576x64 float64 89.4 against 82.8; rows of
      * 33 float32 lanes, 8192x1024x33, 58 against 75) (bench/NOTES.md §3.1). */
-    if (p->n > 1 && stream.takes_layout && !stream.reads_along_lines &&
+    if (p->n > 1 && stream->takes_layout && !stream->reads_along_lines &&
         (llabs(p->in_step) <= t->lanes_max_inner || (!small && p->n >= t->lanes_min_n && !rows_aligned)))
         return TSCAN_ALGO_STREAM;
     if (p->n <= t->columns_max_n) return TSCAN_ALGO_COLUMNS;
@@ -174,7 +181,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * costs more than lookback's stores, which then share a sector with one other line or none.
      * Not from broadcast lanes, which it would read once a lane (bench/NOTES.md §2, "along
      * their lines"). */
-    if (stream.reads_along_lines && llabs(p->out_step) >= t->lanes_along_lines_min &&
+    if (stream->reads_along_lines && llabs(p->out_step) >= t->lanes_along_lines_min &&
         p->in_batch_strides[p->batch_ndim - 1] != 0)
         return TSCAN_ALGO_STREAM;
     return TSCAN_ALGO_LOOKBACK;
@@ -197,11 +204,12 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
 static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan, tscan_strategy_outline *columns) {
     const tscan_auto_policy *const t = plan->policy;
     /* Lookback's and columns' outlines, once: both rules read them, and auto_problem columns'. */
-    tscan_strategy_outline lookback = {0};
+    tscan_strategy_outline lookback = {0}, stream = {0};
     tscan_strategy_lookback.outline(p, &lookback);
+    tscan_strategy_stream.outline(p, &stream);
     *columns = (tscan_strategy_outline){0};
     tscan_strategy_columns.outline(p, columns);
-    const tscan_algo same_width = same_width_algo(p, plan, &lookback, columns);
+    const tscan_algo same_width = same_width_algo(p, plan, &lookback, columns, &stream);
     if (p->elem_size == p->out_elem_size) return same_width;
     const int along_memory = llabs(p->out_step) == 1 && llabs(p->in_step) <= 1;
     if (p->lines <= t->few_lines)
@@ -210,11 +218,14 @@ static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan
         return same_width == TSCAN_ALGO_LOOKBACK && llabs(p->out_step) != 1 && p->lines >= t->columns_from_lines
                    ? TSCAN_ALGO_COLUMNS
                    : same_width;
-    /* Short lines: columns' thread a line as in the one-width rule; stream only into 1-2-byte
-     * outputs, whose rows stores are the small ones that rule weighed. Into 4- and 8-byte
-     * outputs rows lead stream, which converts its flat run element by element (H100, lines of
-     * 255: uint8 into int32 51 against 28, float16 into float32 61 against 38). */
-    if (same_width == TSCAN_ALGO_COLUMNS || (same_width == TSCAN_ALGO_STREAM && p->out_elem_size <= 2))
+    /* Short lines: columns' thread a line as in the one-width rule; stream into 1-2-byte
+     * outputs, whose rows stores are the small ones that rule weighed, and into any where its
+     * tiles read their halos (packed lines of up to 256: H100, uint8 into int32 and float16
+     * into float32 81-88 % of the copy on lines of 3 to 255, rows 38-75 off the 16-byte grid;
+     * bench/NOTES.md §2, "This round"). Into 4- and 8-byte outputs rows lead the stream's
+     * gathered or looked-back runs (lines of 255 before halos: uint8 into int32 51 against 28). */
+    if (same_width == TSCAN_ALGO_COLUMNS ||
+        (same_width == TSCAN_ALGO_STREAM && (p->out_elem_size <= 2 || stream.reads_halos)))
         return same_width;
     if (lookback.packs_axis && p->lines >= t->many_lines && llabs(p->in_step) == 1 &&
         lookback_tiles_filled(t, p->n, lookback.tile_bytes / (int64_t)p->out_elem_size))

@@ -250,6 +250,8 @@ typedef struct tscan_strategy_outline {
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
+    int reads_halos;          /* stream: its segment form reads a packed input, each tile the head
+                                 of its first line itself (lines of up to 256, not in place) */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
     int whole_vector_ends;    /* rows: a thread at a line's end moves its vectors inside the line
                                  whole (its others element by element) */

@@ -148,15 +148,16 @@ typedef struct auto_case {
     int64_t sizes[8];
     uint32_t axis;
     int transposed_input; /* input is the transpose of packed memory over the last two dims */
-    tscan_algo expected;  /* the fastest strategy for float32 sum in results/tscan-h100.json */
+    tscan_algo expected;  /* the fastest strategy for float32 sum in results/tscan-h100.json; the row
+                             classes' in results/stream/rowclasses-h100.json (stream's halos) */
 } auto_case;
 
 static const auto_case sweep_classes[] = {
     {"1d", 1, {268435456}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"square_rows", 2, {16384, 16384}, 1, 0, TSCAN_ALGO_LOOKBACK},
     {"square_cols", 2, {16384, 16384}, 0, 0, TSCAN_ALGO_LOOKBACK},
-    {"narrow_rows", 2, {4194304, 64}, 1, 0, TSCAN_ALGO_ROWS},
-    {"medium_rows", 2, {1048576, 256}, 1, 0, TSCAN_ALGO_ROWS},
+    {"narrow_rows", 2, {4194304, 64}, 1, 0, TSCAN_ALGO_STREAM},
+    {"medium_rows", 2, {1048576, 256}, 1, 0, TSCAN_ALGO_STREAM},
     {"medium_cols", 2, {1048576, 256}, 0, 0, TSCAN_ALGO_LOOKBACK},
     {"wide_rows", 2, {256, 1048576}, 1, 0, TSCAN_ALGO_LOOKBACK},
     {"wide_cols", 2, {256, 1048576}, 0, 0, TSCAN_ALGO_COLUMNS},
@@ -497,9 +498,12 @@ Test(auto_dispatch, wider_outputs) {
         {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {1048576, 3}, TSCAN_ALGO_LOOKBACK},  /* few long columns */
         {TSCAN_BFLOAT16, TSCAN_FLOAT64, 2, 0, {4096, 3}, TSCAN_ALGO_CUB_DEVICE},     /* few short ones: not a thread each */
         {TSCAN_INT8, TSCAN_UINT16, 2, 0, {8, 1048576}, TSCAN_ALGO_COLUMNS},      /* short axis: columns anyway */
-        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {1048576, 255}, TSCAN_ALGO_ROWS},      /* short lines off the grid ... */
-        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {1048576, 255}, TSCAN_ALGO_ROWS},
-        {TSCAN_INT8, TSCAN_INT16, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},      /* ... stream into 2 bytes */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},    /* short lines: halos ... */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, TSCAN_INT16, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {1048576, 64}, TSCAN_ALGO_ROWS},       /* ... but bytes in whole vectors */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {262144, 300}, TSCAN_ALGO_ROWS},       /* past them: rows */
+        {TSCAN_INT8, TSCAN_INT16, 2, 1, {262144, 300}, TSCAN_ALGO_STREAM},      /* ... stream into 2 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
@@ -536,11 +540,11 @@ Test(auto_dispatch, wider_outputs) {
     cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
 }
 
-/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §3.1, §3.6): a few elements
- * go to columns, a thread a line; 2-byte lines that fill no power of two of rows' threads (16
- * elements each), and 1-byte ones that are no whole number of 16-byte vectors (rows' threads of
- * 1-byte items move the whole vectors at a line's end whole), go to stream under 64 bytes, under
- * 512 when the lines lie end to end off the 16-byte grid; the rest stay with rows. A packed
+/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §2, §3.1, §3.6): packed lines
+ * of up to 256 elements go to stream, whose tiles read their halos, but 1-byte lines of whole
+ * 16-byte vectors (rows' threads of 1-byte items move the whole vectors at a line's end whole);
+ * longer 1-byte lines that are no whole number of vectors go to stream under 512 bytes when
+ * they lie end to end off the 16-byte grid; the rest stay with rows. A packed
  * block of up to 32 lanes goes to stream's lanes along any axis, a long axis over a block of
  * 4- and 8-byte elements of more lanes too unless its rows lie on the 128-byte grid (lookback);
  * a short one over 64 lanes goes to columns, small elements on a long one to lookback
@@ -548,28 +552,30 @@ Test(auto_dispatch, wider_outputs) {
 Test(auto_dispatch, short_lines_and_narrow_blocks) {
     static const layout_case cases[] = {
         {TSCAN_INT8, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},    /* under 4 bytes */
-        {TSCAN_INT8, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT16, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT16, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT32, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT64, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_COLUMNS},
-        {TSCAN_FLOAT64, 2, {22369621, 3}, 1, 0, TSCAN_ALGO_ROWS},   /* 24 bytes: rows */
+        {TSCAN_INT8, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 2, {16777216, 4}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT64, 2, {33554432, 2}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT64, 2, {22369621, 3}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {5592405, 12}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {2796202, 24}, 1, 0, TSCAN_ALGO_STREAM},  /* a thread and a half of rows */
         {TSCAN_FLOAT16, 2, {8388608, 8}, 1, 0, TSCAN_ALGO_STREAM},   /* half a thread */
-        {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},    /* a thread */
+        {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_STREAM},  /* a thread: stream all the same */
         {TSCAN_INT8, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},       /* a thread */
         {TSCAN_INT8, 2, {1398101, 48}, 1, 0, TSCAN_ALGO_ROWS},       /* three vectors, whole at the end */
         {TSCAN_INT8, 2, {5592405, 40}, 1, 0, TSCAN_ALGO_STREAM},     /* two and a half */
-        {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_ROWS},    /* 128 bytes: long enough */
+        {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},    /* off the grid */
         {TSCAN_FLOAT16, 2, {4194304, 61}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {262144, 1001}, 1, 0, TSCAN_ALGO_ROWS},      /* long enough */
         {TSCAN_UINT8, 2, {1048576, 164}, 1, 1, TSCAN_ALGO_ROWS},     /* input lines apart: gathered */
-        {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_ROWS},    /* on the grid */
-        {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_ROWS},    /* 4-byte elements stay */
+        {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_STREAM},  /* on the grid: stream all the same */
+        {TSCAN_FLOAT16, 2, {262144, 257}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
+        {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 2, {65536, 1000}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
         {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {8192, 1024, 33}, 1, 0, TSCAN_ALGO_STREAM},
