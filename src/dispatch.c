@@ -100,7 +100,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * which idle part of each line's threads off the 16-byte grid, and columns' thread a
          * line, but for 1-byte lines of whole vectors, where rows' vectors reach the copy and
          * the stream's byte path is issue-bound (bench/NOTES.md §2, "This round"). */
-        if (stream->reads_halos && !(p->elem_size == 1 && line_bytes % 16 == 0)) return TSCAN_ALGO_STREAM;
+        if (stream->reads_halos && !(rows.whole_vector_ends && line_bytes % 16 == 0)) return TSCAN_ALGO_STREAM;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
@@ -203,7 +203,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
  * included. */
 static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan, tscan_strategy_outline *columns) {
     const tscan_auto_policy *const t = plan->policy;
-    /* Lookback's and columns' outlines, once: both rules read them, and auto_problem columns'. */
+    /* Lookback's, stream's and columns' outlines, once: both rules read them, and auto_problem columns'. */
     tscan_strategy_outline lookback = {0}, stream = {0};
     tscan_strategy_lookback.outline(p, &lookback);
     tscan_strategy_stream.outline(p, &stream);
