@@ -33,6 +33,7 @@ struct sm90_policy {
     static constexpr int stream_threads = 256;
     static constexpr int stream_vectors = 4;                   // 16-byte input vectors a thread: 16 KB tiles
     static constexpr int stream_blocks_per_sm = 6;             // the segment form's occupancy (registers: 40)
+    static constexpr int stream_halo_vectors = 2;              // 16-byte vectors a thread reads of its tile's halo
     static constexpr int stream_max_lanes = 64;                // the lanes form's widest inner extent
     static constexpr unsigned stream_backoff_ns = 64;          // a look-back thread's pause between reads of a status
     static constexpr int64_t lanes_tile_bytes = 32768;         // the lanes form's tile buffers

@@ -11,9 +11,9 @@
 //
 // Forward progress: every block takes its tile from the claim counter, and tiles are claimed
 // in the order of the scan, so a tile waits only on tiles claimed before it, which belong to
-// blocks that are running or done; blockIdx.x carries no order. Lines of up to 256 elements
-// wait on nothing: a tile's block reads the part of its first line that lies before it (its
-// halo) and needs no claim, no status and no workspace.
+// blocks that are running or done; blockIdx.x carries no order. Lines of up to 8 KB of input
+// (stream_halo_max_n) wait on nothing: a tile's block reads the part of its first line that
+// lies before it (its halo) and needs no claim, no status and no workspace.
 //
 // Decreasing scans walk the same memory tiles from the far end: logical tile c is memory
 // tile tiles - 1 - c, logical vector L of a tile its memory vector count - 1 - L, and the

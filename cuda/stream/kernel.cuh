@@ -21,6 +21,12 @@ constexpr int kStreamBlocksPerSm = kernel_policy::stream_blocks_per_sm;
 constexpr int64_t kStreamTileVectors = (int64_t)kStreamThreads * kStreamVectors;
 // Elements a tile: 16 KB of input.
 constexpr int64_t stream_tile_elements(size_t in_elem_size) { return kStreamTileVectors * (16 / (int64_t)in_elem_size); }
+// Input vectors a thread reads of its tile's halo (stream_args::halo), and the longest line
+// whose halo they cover: a halo holds fewer than n elements and ends on the 16-byte grid.
+constexpr int kHaloVectors = kernel_policy::stream_halo_vectors;
+constexpr int64_t stream_halo_max_n(size_t in_elem_size) {
+    return (int64_t)kStreamThreads * kHaloVectors * (16 / (int64_t)in_elem_size);
+}
 
 // The request as the stream kernel sees it: `total` elements from `in` and `out` (their lowest
 // addresses), lines of n elements end to end, scanned backwards when `reverse`. Tiles and
@@ -40,9 +46,9 @@ struct stream_args {
     // (lines.in_strides), one element at a time, into the same registers. The output stays
     // one stream of aligned vectors.
     bool gather;
-    // Lines of at most kStreamThreads elements, not in place: a tile's block reads the elements
-    // of its first line that lie before it (its halo, fewer than n: from L2, where the tile
-    // before was just read) rather than look back; no claims, statuses nor workspace.
+    // Lines of at most stream_halo_max_n elements, not in place: a tile's block reads the
+    // elements of its first line that lie before it (its halo, fewer than n: from L2, where the
+    // tile before was just read) rather than look back; no claims, statuses nor workspace.
     bool halo;
     batch_map lines;
     // A gathered input of fewer than 2^32 elements (`decodes`) finds a chunk's first line by
@@ -126,7 +132,7 @@ bool stream_layout(const tscan_problem *p, stream_args *a) {
     a->total = p->n * p->lines;
     a->head = (int64_t)((uintptr_t)p->out % 16 / p->out_elem_size);  // validation: element-aligned
     a->n = p->n;
-    a->halo = p->n <= kStreamThreads && p->in != p->out;  // in place, the tile before may have stored over it
+    a->halo = p->n <= stream_halo_max_n(p->elem_size) && p->in != p->out;  // in place, the tile before may have stored over it
     a->reverse = p->reverse != 0;
     a->exclusive = p->exclusive != 0;
     const int64_t tile = stream_tile_elements(p->elem_size);
@@ -348,18 +354,36 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             }
         }
     }
-    // The halo: the scan positions [base - base_mod, base) of the line the tile begins in, an
-    // element a thread (base_mod < n <= kStreamThreads), loaded with the tile's own.
-    const bool halo_here = a.halo && c > 0 && t < base_mod;
-    TI halo_x{};
-    if (halo_here) {
-        const int64_t o = (a.reverse ? a.total - base : base - base_mod) + t;  // its output element
-        int64_t at = o;
+    // The halo: scan positions [base - base_mod, base) of the line the tile begins in, memory
+    // [halo_lo, halo_lo + base_mod) below the tile (above it when reversed), reduced. Read as the
+    // input vectors of the memory grid that cover it, counted from the tile's edge, kHaloVectors
+    // a thread (stream_layout bounds n to that); a gathered input reads the same places element
+    // by element from its one line.
+    A halo = op.neutral();
+    if (a.halo && c > 0 && base_mod > 0) {
+        const int64_t halo_lo = a.reverse ? hi : lo - base_mod, halo_hi = halo_lo + base_mod;
+        int64_t line_base = 0;  // a gathered input's element of output element o: line_base + o
         if (a.gather) {
-            const int64_t line = a.decodes ? (int64_t)a.n_div.div((uint32_t)o) : o / a.n;
-            at = (a.decodes ? decode_line(a, (uint32_t)line).at : gathered_line_offset(a.lines, line)) + (o - line * a.n);
+            const int64_t o = halo_lo - a.head, line = a.decodes ? (int64_t)a.n_div.div((uint32_t)o) : o / a.n;
+            line_base = (a.decodes ? decode_line(a, (uint32_t)line).at : gathered_line_offset(a.lines, line)) - line * a.n;
         }
-        halo_x = in[at];
+#pragma unroll
+        for (int h = 0; h < kHaloVectors; ++h) {
+            // Halo vector k, its elements k kPer .. from the tile's edge, from memory element m.
+            const int64_t k = (int64_t)h * kStreamThreads + t, m = a.reverse ? hi + k * kPer : lo - (k + 1) * kPer;
+            if (k * kPer >= base_mod) continue;
+            item_pack<TI, kPer> x{};
+            if (!a.gather && m >= a.head && m + kPer <= end) {
+                x.set_vector(0, *reinterpret_cast<const uint4 *>(in + (m - a.head)), false);
+            } else {
+#pragma unroll
+                for (int e = 0; e < kPer; ++e)
+                    if (m + e >= halo_lo && m + e < halo_hi) x.set(e, in[line_base + (m + e - a.head)]);
+            }
+#pragma unroll
+            for (int e = 0; e < kPer; ++e)
+                if (m + e >= halo_lo && m + e < halo_hi) halo = op(halo, stream_load<In, Out>(x.get(e)));
+        }
     }
     __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
 
@@ -416,7 +440,6 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     __shared__ A s_value[kStreamWarps];
     __shared__ int s_starts[kStreamWarps];
     __shared__ A s_halo[kStreamWarps];
-    A halo = halo_here ? stream_load<In, Out>(halo_x) : op.neutral();
     if (a.halo) {
 #pragma unroll
         for (int d = 16; d > 0; d /= 2) halo = op(halo, __shfl_down_sync(kFullMask, halo, d));

@@ -233,7 +233,9 @@ void check(const emulated_case &c, std::mt19937_64 &rng) {
 // The line lengths that matter to the stream's segments: a line a vector or less, lines that
 // straddle vectors, lanes, warps and tiles, and lines longer than a tile.
 int64_t line_length(int pick, int64_t tile) {
-    const int64_t lengths[] = {1, 2, 3, 5, 16, 17, 31, 100, 1000, tile - 1, tile, tile + 1, 2 * tile + 7};
+    // (The longest line whose tiles read their halos, and the next: halo vectors of the tile's.)
+    const int64_t halo = tile / kStreamVectors * kHaloVectors;
+    const int64_t lengths[] = {1, 2, 3, 5, 16, 17, 31, 100, 1000, halo, halo + 1, tile - 1, tile, tile + 1, 2 * tile + 7};
     return lengths[pick % (int)(sizeof lengths / sizeof lengths[0])];
 }
 
@@ -276,7 +278,7 @@ Test(emulated_stream, every_line_length_one_and_several_tiles) {
     const tscan_dtype types[] = {TSCAN_UINT8, TSCAN_FLOAT32};
     for (tscan_dtype d : types) {
         const int64_t tile = stream_tile_elements(tscan_dtype_size(d));
-        for (int pick = 0; pick < 13; ++pick) {
+        for (int pick = 0; pick < 15; ++pick) {
             const int64_t n = line_length(pick, tile);
             // One line, a tile of lines, and five tiles' worth with a partial last one.
             const int64_t line_counts[] = {1, std::max<int64_t>(1, tile / n), std::max<int64_t>(2, (5 * tile + 11) / n)};
