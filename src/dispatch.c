@@ -94,13 +94,17 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * line of whole vectors fills them: int8 lines of 16-112 bytes 69-96 % of the copy on
          * rows against 44-47 on stream (bench/NOTES.md §3.6). */
         const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
-        /* Packed lines of up to 256 elements: stream's segment form reads them as one flat run
-         * of 16 KB tiles, each reading the head of its first line itself, so that no tile waits
-         * on another and nothing depends on the line's length or alignment. It leads rows,
-         * which idle part of each line's threads off the 16-byte grid, and columns' thread a
-         * line, but for 1-byte lines of whole vectors, where rows' vectors reach the copy and
-         * the stream's byte path is issue-bound (bench/NOTES.md §2, "This round"). */
-        if (stream->reads_halos && !(rows.whole_vector_ends && line_bytes % 16 == 0)) return TSCAN_ALGO_STREAM;
+        /* Packed lines of up to 8 KB: stream's segment form reads them as one flat run of 16 KB
+         * tiles, each reading the head of its first line itself, so that no tile waits on
+         * another and nothing depends on the line's length or alignment. It leads rows, which
+         * idle part of each line's threads off the 16-byte grid, and columns' thread a line,
+         * but for 1-byte lines of whole vectors, where rows' vectors reach the copy, and 1-byte
+         * lines into 1-byte outputs past stream_byte_halo_max_bytes, where rows run 83-87 %
+         * of the copy and the stream's byte path, issue-bound, 70 (bench/NOTES.md §2, "This
+         * round"). */
+        const int rows_take_bytes = rows.whole_vector_ends && (line_bytes % 16 == 0 ||
+                                                               (p->out_elem_size == 1 && line_bytes > t->stream_byte_halo_max_bytes));
+        if (stream->reads_halos && !rows_take_bytes) return TSCAN_ALGO_STREAM;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
@@ -220,9 +224,9 @@ static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan
                    : same_width;
     /* Short lines: columns' thread a line as in the one-width rule; stream into 1-2-byte
      * outputs, whose rows stores are the small ones that rule weighed, and into any where its
-     * tiles read their halos (packed lines of up to 256: H100, uint8 into int32 and float16
-     * into float32 81-88 % of the copy on lines of 3 to 255, rows 38-75 off the 16-byte grid;
-     * bench/NOTES.md §2, "This round"). Into 4- and 8-byte outputs rows lead the stream's
+     * tiles read their halos (packed lines of up to 8 KB of input: H100, uint8 into int32 and
+     * float16 into float32 85-96 % of the copy on lines of 3 to 4000, rows 38-87 off the 16-byte
+     * grid; bench/NOTES.md §2, "This round"). Into 4- and 8-byte outputs rows lead the stream's
      * gathered or looked-back runs (lines of 255 before halos: uint8 into int32 51 against 28). */
     if (same_width == TSCAN_ALGO_COLUMNS ||
         (same_width == TSCAN_ALGO_STREAM && (p->out_elem_size <= 2 || stream.reads_halos)))

@@ -15,7 +15,7 @@
     .columns_max_n = 16, .columns_from_lines = 32768, .packed_lookback_below_lines = INT64_C(1) << 18,        \
     .wide_lookback_min_n = 1024, .row_alignment_bytes = 128, .columns_short_line_n = 4,                     \
     .columns_short_line_bytes = 16, .columns_short_line_min_bytes = 4, .stream_short_line_bytes = 64,          \
-    .stream_unaligned_line_bytes = 512, .lanes_min_n = 1024, .lanes_max_inner = 32,    \
+    .stream_unaligned_line_bytes = 512, .stream_byte_halo_max_bytes = 2048, .lanes_min_n = 1024, .lanes_max_inner = 32,    \
     .lanes_along_lines_min = 4, .pairs_lookback_min_run = 64, .lookback_min_fill_pct = 66,            \
     .replicate_min_copies = 3, .replicate_min_output_bytes = INT64_C(4) << 20, .replicate_min_row_bytes = 128,         \
     .replicate_repeated_max_elem_bytes = 2, .replicate_repeated_max_distinct_bytes = INT64_C(1) << 20,    \

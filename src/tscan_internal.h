@@ -207,6 +207,7 @@ typedef struct tscan_auto_policy {
     int64_t columns_short_line_min_bytes; /* ... to columns, a thread a line */
     int64_t stream_short_line_bytes;     /* many lines of 1-2-byte elements shorter than this: stream */
     int64_t stream_unaligned_line_bytes; /* ... or than this, lines end to end (input too) off the 16-byte grid */
+    int64_t stream_byte_halo_max_bytes;  /* 1-byte lines off the 16-byte grid whose tiles read halos: stream up to this */
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
     int64_t lanes_max_inner;             /* ... of any length, over a packed block of this many lanes or fewer */
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
@@ -251,7 +252,7 @@ typedef struct tscan_strategy_outline {
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
     int reads_halos;          /* stream: its segment form reads a packed input, each tile the head
-                                 of its first line itself (lines of up to 256, not in place) */
+                                 of its first line itself (lines of up to 8 KB, not in place) */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
     int whole_vector_ends;    /* rows: a thread at a line's end moves its vectors inside the line
                                  whole (its others element by element) */

@@ -476,7 +476,8 @@ Test(problem, a_wider_output_moves_each_base_by_its_own_element_size) {
  * lines whose packed tiles (32 KB of output) are at least two thirds full, a few long strided
  * lines, and strided axes of fewer lines than columns takes, go to lookback; shorter lines and
  * emptier tiles to rows; more strided lines, and a short axis, to columns; a few short strided
- * lines to CUB; short lines off the 16-byte grid to stream only into 1-2-byte outputs. Rows, columns
+ * lines to CUB; packed lines of up to 8 KB of input to stream (halos), other short lines off the
+ * 16-byte grid to stream only into 1-2-byte outputs. Rows, columns
  * and lookback take every pair. */
 Test(auto_dispatch, wider_outputs) {
     static const struct {
@@ -487,7 +488,8 @@ Test(auto_dispatch, wider_outputs) {
     } cases[] = {
         {TSCAN_UINT8, TSCAN_INT32, 1, 0, {268435456}, TSCAN_ALGO_LOOKBACK},      /* one long line */
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 8192}, TSCAN_ALGO_LOOKBACK}, /* many rows of a tile */
-        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 4096}, TSCAN_ALGO_ROWS},    /* ... of half a tile */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 4096}, TSCAN_ALGO_STREAM},  /* ... of half a tile: halos */
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {32768, 4100}, TSCAN_ALGO_ROWS},    /* past them */
         {TSCAN_UINT8, TSCAN_INT32, 2, 1, {16384, 6144}, TSCAN_ALGO_LOOKBACK},    /* 3/4 of a tile */
         {TSCAN_FLOAT32, TSCAN_FLOAT64, 2, 1, {32768, 3072}, TSCAN_ALGO_LOOKBACK}, /* 3/4 of a 4096-element tile */
         {TSCAN_FLOAT32, TSCAN_FLOAT64, 2, 1, {32768, 5120}, TSCAN_ALGO_ROWS},    /* 5/8 of two */
@@ -502,7 +504,10 @@ Test(auto_dispatch, wider_outputs) {
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, TSCAN_INT16, 2, 1, {1048576, 255}, TSCAN_ALGO_STREAM},
         {TSCAN_UINT8, TSCAN_INT32, 2, 1, {1048576, 64}, TSCAN_ALGO_ROWS},       /* ... but bytes in whole vectors */
-        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {262144, 300}, TSCAN_ALGO_ROWS},       /* past them: rows */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {262144, 300}, TSCAN_ALGO_STREAM},     /* halos to 8 KB */
+        {TSCAN_UINT8, TSCAN_INT32, 2, 1, {16384, 3000}, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, TSCAN_FLOAT32, 2, 1, {16384, 4000}, TSCAN_ALGO_STREAM},
+        {TSCAN_INT32, TSCAN_INT64, 2, 1, {16384, 3000}, TSCAN_ALGO_LOOKBACK},   /* past them */
         {TSCAN_INT8, TSCAN_INT16, 2, 1, {262144, 300}, TSCAN_ALGO_STREAM},      /* ... stream into 2 bytes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -540,11 +545,12 @@ Test(auto_dispatch, wider_outputs) {
     cr_expect_eq(tscan_scan_supported(&desc, &in, &out), TSCAN_SUCCESS, "%s", tscan_last_error());
 }
 
-/* Many short contiguous lines (bench/sweeps/crossover.json; NOTES §2, §3.1, §3.6): packed lines
- * of up to 256 elements go to stream, whose tiles read their halos, but 1-byte lines of whole
- * 16-byte vectors (rows' threads of 1-byte items move the whole vectors at a line's end whole);
- * longer 1-byte lines that are no whole number of vectors go to stream under 512 bytes when
- * they lie end to end off the 16-byte grid; the rest stay with rows. A packed
+/* Many short contiguous lines (bench/sweeps/crossover.json, halos.json; NOTES §2, §3.1, §3.6):
+ * packed lines of up to 8 KB go to stream, whose tiles read their halos, but 1-byte lines of
+ * whole 16-byte vectors (rows' threads of 1-byte items move the whole vectors at a line's end
+ * whole) and 1-byte lines past 2 KB; in place (no halos), 1-byte lines that are no whole number
+ * of vectors go to stream under 512 bytes where they lie end to end off the 16-byte grid; the
+ * rest stay with rows. A packed
  * block of up to 32 lanes goes to stream's lanes along any axis, a long axis over a block of
  * 4- and 8-byte elements of more lanes too unless its rows lie on the 128-byte grid (lookback);
  * a short one over 64 lanes goes to columns, small elements on a long one to lookback
@@ -570,12 +576,16 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_INT8, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},    /* off the grid */
         {TSCAN_FLOAT16, 2, {4194304, 61}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_INT8, 2, {262144, 1001}, 1, 0, TSCAN_ALGO_ROWS},      /* long enough */
+        {TSCAN_INT8, 2, {262144, 1001}, 1, 0, TSCAN_ALGO_STREAM},    /* halos */
+        {TSCAN_INT8, 2, {22369, 3000}, 1, 0, TSCAN_ALGO_ROWS},       /* past 2 KB: rows */
         {TSCAN_UINT8, 2, {1048576, 164}, 1, 1, TSCAN_ALGO_ROWS},     /* input lines apart: gathered */
         {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_STREAM},  /* on the grid: stream all the same */
-        {TSCAN_FLOAT16, 2, {262144, 257}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
+        {TSCAN_FLOAT16, 2, {262144, 257}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 2, {16384, 4096}, 1, 0, TSCAN_ALGO_STREAM},  /* the longest halo */
+        {TSCAN_FLOAT16, 2, {16384, 4097}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_FLOAT32, 2, {65536, 1000}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
+        {TSCAN_FLOAT32, 2, {65536, 1000}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 2, {16777, 4000}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
         {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 3, {8192, 1024, 33}, 1, 0, TSCAN_ALGO_STREAM},
