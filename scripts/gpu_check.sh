@@ -49,7 +49,14 @@ if [ "$quick" != "--quick" ]; then
 fi
 step racecheck timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
   --backend gpu --shape 3000x200 --axis 0 --shape 300x20000 --axis 1 --shape 20000x100 --axis 1 \
-  --shape 70000 --axis 0 --shape 300x2000x12 --axis 1 --shape 2000x600 --axis 1 --layout transposed --algo all --dtype float32,float64,int8 --min-samples 2 --warmup 0 --time-limit 0.01
+  --shape 70000 --axis 0 --shape 300x2000x12 --axis 1 --shape 600x1500 --axis 1 --shape 2000x600 --axis 1 --layout transposed --algo all --dtype float32,float64,int8 --min-samples 2 --warmup 0 --time-limit 0.01
+# Stream's halos near the stream's two ends (lines of a few hundred to 3001 elements over two
+# or three tiles, whose last bytes are off the 16-byte grid), both directions: a halo vector
+# read past either end of the buffers would be out of bounds.
+step memcheck-halos timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$bench" \
+  --backend gpu --shape 7x3001 --axis 1 --shape 11x777 --axis 1 --shape 9x1999 --axis 1 --shape 13x1000 --axis 1 \
+  --algo stream --dtype int8,float32,float16,float64 --op all --direction both --exclusive both --min-samples 2 \
+  --warmup 0 --time-limit 0.01
 # Columns' staged form (tiles of a permuted input through shared memory): permuted inputs only
 # reach it, and they need strides a sweep file gives; a case takes tens of ms under racecheck.
 step racecheck-staged timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 "$bench" \
