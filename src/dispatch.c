@@ -101,10 +101,11 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * but for 1-byte lines of whole vectors, where rows' vectors reach the copy, and 1-byte
          * lines into 1-byte outputs past stream_byte_halo_max_bytes, where rows run 83-87 %
          * of the copy and the stream's byte path, issue-bound, 70 (bench/NOTES.md §2, "This
-         * round"). */
+         * round"). Not for a few lines, which are a launch's fixed cost whatever the path: a
+         * float32 line of 1024 took rows 4.5 us and stream 5.7 on the H200. */
         const int rows_take_bytes = rows.whole_vector_ends && (line_bytes % 16 == 0 ||
                                                                (p->out_elem_size == 1 && line_bytes > t->stream_byte_halo_max_bytes));
-        if (stream->reads_halos && !rows_take_bytes) return TSCAN_ALGO_STREAM;
+        if (stream->reads_halos && !rows_take_bytes && p->lines > t->few_lines) return TSCAN_ALGO_STREAM;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;

@@ -585,6 +585,7 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_FLOAT16, 2, {16384, 4097}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 2, {65536, 1000}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT32, 1, {1024}, 0, 0, TSCAN_ALGO_ROWS},           /* one line: no halos */
         {TSCAN_FLOAT32, 2, {16777, 4000}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM}, /* lanes */
         {TSCAN_INT64, 2, {10027606, 12}, 0, 0, TSCAN_ALGO_STREAM},
