@@ -94,26 +94,31 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * line of whole vectors fills them: int8 lines of 16-112 bytes 69-96 % of the copy on
          * rows against 44-47 on stream (bench/NOTES.md §3.6). */
         const int64_t line_bytes = p->n * (int64_t)p->elem_size, threads = p->n / rows.thread_items;
+        /* A line fills rows' groups of threads: whole 16-byte vectors of 1-byte elements (rows'
+         * threads at a line's end move them whole), whole power-of-two groups of others. */
+        const int fills_threads = rows.whole_vector_ends ? line_bytes % 16 == 0
+                                                         : p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         /* Packed lines of up to 8 KB: stream's segment form reads them as one flat run of 16 KB
          * tiles, each reading the head of its first line itself, so that no tile waits on
          * another and nothing depends on the line's length or alignment. It leads rows, which
-         * idle part of each line's threads off the 16-byte grid, and columns' thread a line,
-         * but for 1-byte lines of whole vectors, where rows' vectors reach the copy, and 1-byte
-         * lines into 1-byte outputs past stream_byte_halo_max_bytes, where rows run 83-87 %
-         * of the copy and the stream's byte path, issue-bound, 70 (bench/NOTES.md §2, "This
-         * round"). Not for a few lines, which are a launch's fixed cost whatever the path: a
-         * float32 line of 1024 took rows 4.5 us and stream 5.7 on the H200. */
-        const int rows_take_bytes = rows.whole_vector_ends && (line_bytes % 16 == 0 ||
-                                                               (p->out_elem_size == 1 && line_bytes > t->stream_byte_halo_max_bytes));
-        if (stream->reads_halos && !rows_take_bytes && p->lines > t->few_lines) return TSCAN_ALGO_STREAM;
+         * idle part of each line's threads off their groups, and columns' thread a line, but
+         * where 1- and 2-byte lines fill rows' groups (2-byte ones into 2-byte outputs): rows'
+         * vectors reach the copy there, and stream's small elements are issue-bound (bytes 70 %
+         * on the H100) or fall short on the H200 (float16 and bfloat16 lines of 64 and 256:
+         * rows 84.8-86.5, stream 73.9-76.8; on the H100 96.1-96.4 against 98.6-99.6). And 1-byte
+         * lines into 1-byte outputs past stream_byte_halo_max_bytes, where rows run 83-87 and
+         * stream 70 (bench/NOTES.md §2, "This round"). Not for a few lines, which are a launch's
+         * fixed cost whatever the path: a float32 line of 1024 took rows 4.5 us and stream 5.7
+         * on the H200. */
+        const int rows_take_small = (small && fills_threads && (p->elem_size == 1 || p->out_elem_size == 2)) ||
+                                    (rows.whole_vector_ends && p->out_elem_size == 1 && line_bytes > t->stream_byte_halo_max_bytes);
+        if (stream->reads_halos && !rows_take_small && p->lines > t->few_lines) return TSCAN_ALGO_STREAM;
         if (p->n <= t->columns_short_line_n && line_bytes <= t->columns_short_line_bytes &&
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
         /* Lines end to end whose starts move on the 16-byte grid from line to line cost rows
          * partial vectors at both ends, element by element; stream reads them as one flat run
          * (an input with gaps between its lines it gathers, and there rows lead). */
-        const int fills_threads = rows.whole_vector_ends ? line_bytes % 16 == 0
-                                                         : p->n % rows.thread_items == 0 && (threads & (threads - 1)) == 0;
         const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
         const int off_grid = p->batch_ndim > 0 && p->in_step == 1 && p->in_batch_strides[last] == p->n &&
                              line_bytes % 16 != 0;

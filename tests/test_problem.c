@@ -546,9 +546,9 @@ Test(auto_dispatch, wider_outputs) {
 }
 
 /* Many short contiguous lines (bench/sweeps/crossover.json, halos.json; NOTES §2, §3.1, §3.6):
- * packed lines of up to 8 KB go to stream, whose tiles read their halos, but 1-byte lines of
- * whole 16-byte vectors (rows' threads of 1-byte items move the whole vectors at a line's end
- * whole) and 1-byte lines past 2 KB; in place (no halos), 1-byte lines that are no whole number
+ * packed lines of up to 8 KB go to stream, whose tiles read their halos, but 1- and 2-byte lines
+ * that fill rows' groups of threads (1-byte: whole 16-byte vectors, which rows' threads at a
+ * line's end move whole; 2-byte: power-of-two groups of 16 elements) and 1-byte lines past 2 KB; in place (no halos), 1-byte lines that are no whole number
  * of vectors go to stream under 512 bytes where they lie end to end off the 16-byte grid; the
  * rest stay with rows. A packed
  * block of up to 32 lanes goes to stream's lanes along any axis, a long axis over a block of
@@ -568,20 +568,20 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
         {TSCAN_INT8, 2, {5592405, 12}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {2796202, 24}, 1, 0, TSCAN_ALGO_STREAM},  /* a thread and a half of rows */
         {TSCAN_FLOAT16, 2, {8388608, 8}, 1, 0, TSCAN_ALGO_STREAM},   /* half a thread */
-        {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_STREAM},  /* a thread: stream all the same */
+        {TSCAN_FLOAT16, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},    /* a thread: rows' group filled */
         {TSCAN_INT8, 2, {4194304, 16}, 1, 0, TSCAN_ALGO_ROWS},       /* a thread */
         {TSCAN_INT8, 2, {1398101, 48}, 1, 0, TSCAN_ALGO_ROWS},       /* three vectors, whole at the end */
         {TSCAN_INT8, 2, {5592405, 40}, 1, 0, TSCAN_ALGO_STREAM},     /* two and a half */
-        {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_FLOAT16, 2, {1048576, 64}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_INT8, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},    /* off the grid */
         {TSCAN_FLOAT16, 2, {4194304, 61}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT16, 2, {1048576, 250}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {262144, 1001}, 1, 0, TSCAN_ALGO_STREAM},    /* halos */
         {TSCAN_INT8, 2, {22369, 3000}, 1, 0, TSCAN_ALGO_ROWS},       /* past 2 KB: rows */
         {TSCAN_UINT8, 2, {1048576, 164}, 1, 1, TSCAN_ALGO_ROWS},     /* input lines apart: gathered */
-        {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_STREAM},  /* on the grid: stream all the same */
+        {TSCAN_FLOAT16, 2, {262144, 256}, 1, 0, TSCAN_ALGO_ROWS},    /* ... and of 16 threads */
         {TSCAN_FLOAT16, 2, {262144, 257}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_FLOAT16, 2, {16384, 4096}, 1, 0, TSCAN_ALGO_STREAM},  /* the longest halo */
+        {TSCAN_FLOAT16, 2, {16384, 4000}, 1, 0, TSCAN_ALGO_STREAM},  /* a group not filled */
         {TSCAN_FLOAT16, 2, {16384, 4097}, 1, 0, TSCAN_ALGO_ROWS},    /* past the halos */
         {TSCAN_FLOAT32, 2, {11184810, 6}, 1, 0, TSCAN_ALGO_STREAM},
         {TSCAN_FLOAT32, 2, {65536, 1000}, 1, 0, TSCAN_ALGO_STREAM},
