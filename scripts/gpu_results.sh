@@ -4,7 +4,8 @@
 # device call of at most 10 minutes takes what fits:
 #   check        scripts/gpu_check.sh --quick (every suite, the stress suite included)
 #   sweep        the default sweep                      -> tscan-GPU.json, sweep.txt
-#   random N     N cases drawn from seed 1 (--random)   -> random-GPU.json, random.txt
+#   random N     N shapes drawn from seed 1 (--random), each under AUTO and every strategy: 6 N
+#                cases (60: about 90 s; 360 outlasts the step's 420 s) -> random-GPU.json, random.txt
 #   peers        PyTorch and CuPy on the float32/float16 increasing inclusive cases -> peers-GPU.json
 #   contiguous   every strategy that takes a contiguous axis on 13 shapes of it (1-D, rows short
 #                and long, odd lengths), four dtypes, and uint8 into int32 -> contiguous-GPU.json
