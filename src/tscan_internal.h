@@ -207,7 +207,7 @@ typedef struct tscan_auto_policy {
     int64_t columns_short_line_min_bytes; /* ... to columns, a thread a line */
     int64_t stream_short_line_bytes;     /* many lines of 1-2-byte elements shorter than this: stream */
     int64_t stream_unaligned_line_bytes; /* ... or than this, lines end to end (input too) off the 16-byte grid */
-    int64_t stream_byte_halo_max_bytes;  /* 1-byte lines off the 16-byte grid whose tiles read halos: stream up to this */
+    int64_t stream_byte_halo_max_bytes;  /* 1-byte lines into 1-byte outputs whose tiles read halos: stream up to this */
     int64_t lanes_min_n;                 /* a strided axis of 4-8-byte elements this long: stream's lanes */
     int64_t lanes_max_inner;             /* ... of any length, over a packed block of this many lanes or fewer */
     int64_t lanes_along_lines_min;       /* lanes of a block read along its lines, for stream's lanes form */
