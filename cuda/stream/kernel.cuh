@@ -185,6 +185,21 @@ __device__ __forceinline__ segment<A> then(const Op &op, segment<A> a, segment<A
     return {a.starts || b.starts, b.starts ? b.value : op(a.value, b.value)};
 }
 
+// An inclusive scan of the first Width lanes' values, each segment restarting where `starts`
+// has the lane's bit: a lane takes in the lanes from the last start up to it, so that the
+// starts need no shuffles (lanes past Width are left out of every other lane's scan).
+template <int Width, class A, class Op>
+__device__ __forceinline__ A segmented_lane_scan(const Op &op, A value, unsigned starts, int lane) {
+    const unsigned starts_to_lane = starts & (kFullMask >> (31 - lane));
+    const int scan_from = starts_to_lane ? 31 - __clz(starts_to_lane) : 0;
+#pragma unroll
+    for (int d = 1; d < Width; d *= 2) {
+        const A up = __shfl_up_sync(kFullMask, value, d);
+        if (lane - d >= scan_from) value = op(up, value);
+    }
+    return value;
+}
+
 // A status of word_parts<A> words (lookback/status.cuh's protocol): publish one state of it,
 // or wait until every part says the same state and take its words.
 template <class A> __device__ __forceinline__ void publish_words(unsigned long long *words, A value, tile_flag state) {
@@ -276,14 +291,20 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     const int64_t warp_L = (int64_t)warp * 32 * kStreamVectors;  // the warp's first logical vector
     const int64_t warp_lo = first(a.reverse ? warp_L + 32 * kStreamVectors - 1 : warp_L);
     const bool warp_whole = warp_lo >= present_lo && warp_lo + 32 * kStreamVectors * kPer <= hi;
+    // The stage holds the chunks' elements in logical order: a decreasing scan reverses each
+    // vector once, as it is staged, and once more as it is stored.
+    const auto logical = [&](uint4 x) { return a.reverse ? item_pack<TI, kPer>::reverse_elements(x) : x; };
     // Memory vector v of the thread's chunk into its logical slot (kStreamVectors - 1 - v when reversed).
     const auto stage_memory_vector = [&](int v, uint4 x) {
-        staged[staged_slot(kStreamVectors * lane + (a.reverse ? kStreamVectors - 1 - v : v))] = x;
+        staged[staged_slot(kStreamVectors * lane + (a.reverse ? kStreamVectors - 1 - v : v))] = logical(x);
     };
+    // Where the warp's vectors are whole, the lane's logical vectors warp_L + 32 i + lane lie a
+    // fixed step of elements apart in memory: downwards when reversed.
+    const int64_t lane_first = first(warp_L + lane) - a.head, warp_step = (a.reverse ? -32 : 32) * kPer;
     if (!a.gather && warp_whole) {
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i)
-            staged[staged_slot(32 * i + lane)] = *reinterpret_cast<const uint4 *>(in + (first(warp_L + 32 * i + lane) - a.head));
+            staged[staged_slot(32 * i + lane)] = logical(*reinterpret_cast<const uint4 *>(in + lane_first + i * warp_step));
     } else if (!a.gather && chunk_lo >= present_lo && chunk_lo + kChunk <= hi) {
 #pragma unroll
         for (int v = 0; v < kStreamVectors; ++v)
@@ -361,7 +382,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // by element from its one line.
     A halo = op.neutral();
     if (a.halo && c > 0 && base_mod > 0) {
-        const int64_t halo_lo = a.reverse ? hi : lo - base_mod, halo_hi = halo_lo + base_mod;
+        const int64_t halo_lo = a.reverse ? hi : lo - base_mod;
         int64_t line_base = 0;  // a gathered input's element of output element o: line_base + o
         if (a.gather) {
             const int64_t o = halo_lo - a.head, line = a.decodes ? (int64_t)a.n_div.div((uint32_t)o) : o / a.n;
@@ -369,20 +390,27 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         }
 #pragma unroll
         for (int h = 0; h < kHaloVectors; ++h) {
-            // Halo vector k, its elements k kPer .. from the tile's edge, from memory element m.
-            const int64_t k = (int64_t)h * kStreamThreads + t, m = a.reverse ? hi + k * kPer : lo - (k + 1) * kPer;
-            if (k * kPer >= base_mod) continue;
+            // Halo vector k, its elements k kPer .. from the tile's edge, from memory element m;
+            // `inside` of them lie in the halo, those nearest the edge: bit e of `inside_bits`
+            // for its element e in memory order.
+            const int k = h * kStreamThreads + t;
+            const int64_t m = a.reverse ? hi + (int64_t)k * kPer : lo - (int64_t)(k + 1) * kPer;
+            const int inside = (int)min(base_mod - (int64_t)k * kPer, (int64_t)kPer);
+            if (inside <= 0) continue;
+            constexpr unsigned kAll = (1u << kPer) - 1;
+            const unsigned inside_bits = a.reverse ? kAll >> (kPer - inside) : kAll & (kAll << (kPer - inside));
+            const auto in_halo = [&](int e) { return (inside_bits >> e & 1) != 0; };
             item_pack<TI, kPer> x{};
             if (!a.gather && m >= a.head && m + kPer <= end) {
                 x.set_vector(0, *reinterpret_cast<const uint4 *>(in + (m - a.head)), false);
             } else {
 #pragma unroll
                 for (int e = 0; e < kPer; ++e)
-                    if (m + e >= halo_lo && m + e < halo_hi) x.set(e, in[line_base + (m + e - a.head)]);
+                    if (in_halo(e)) x.set(e, in[line_base + (m + e - a.head)]);
             }
 #pragma unroll
             for (int e = 0; e < kPer; ++e)
-                if (m + e >= halo_lo && m + e < halo_hi) halo = op(halo, stream_load<In, Out>(x.get(e)));
+                if (in_halo(e)) halo = op(halo, stream_load<In, Out>(x.get(e)));
         }
     }
     __syncwarp();  // every load issued before the scan (lookback/one_wave.cuh says why)
@@ -404,7 +432,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // registers across the look-back, so that an SM holds more blocks (kStreamBlocksPerSm).
     const auto chunk_vector = [&](int i) {
         item_pack<TI, kPer> v;
-        v.set_vector(0, staged[staged_slot(kStreamVectors * lane + i)], a.reverse);
+        v.set_vector(0, staged[staged_slot(kStreamVectors * lane + i)], false);
         return v;
     };
 
@@ -423,18 +451,11 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             }
         }
     }
-    segment<A> scanned = s;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const segment<A> up = {(bool)__shfl_up_sync(kFullMask, (int)scanned.starts, d),
-                               __shfl_up_sync(kFullMask, scanned.value, d)};
-        if (lane >= d) scanned = then(op, up, scanned);
-    }
+    const unsigned chunk_starts = __ballot_sync(kFullMask, s.starts);
+    const A scanned = segmented_lane_scan<32>(op, s.value, chunk_starts, lane);
     // The warp's stream before this lane's chunk, and all of it.
-    const segment<A> before = {(bool)__shfl_up_sync(kFullMask, (int)scanned.starts, 1),
-                               __shfl_up_sync(kFullMask, scanned.value, 1)};
-    const segment<A> warp_total = {(bool)__shfl_sync(kFullMask, (int)scanned.starts, 31),
-                                   __shfl_sync(kFullMask, scanned.value, 31)};
+    const segment<A> before = {(chunk_starts & ~(kFullMask << lane)) != 0, __shfl_up_sync(kFullMask, scanned, 1)};
+    const segment<A> warp_total = {chunk_starts != 0, __shfl_sync(kFullMask, scanned, 31)};
 
     // The block: each warp's place, and the tile's segment.
     __shared__ A s_value[kStreamWarps];
@@ -450,12 +471,12 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         s_halo[warp] = halo;
     }
     __syncthreads();
-    segment<A> warp_before = {false, op.neutral()}, tile = {false, op.neutral()};
-#pragma unroll
-    for (int w = 0; w < kStreamWarps; ++w) {
-        if (w == warp) warp_before = tile;
-        tile = then(op, tile, segment<A>{s_starts[w] != 0, s_value[w]});
-    }
+    // Every warp scans the warps' segments in its first kStreamWarps lanes.
+    const unsigned warp_starts = __ballot_sync(kFullMask, lane < kStreamWarps && s_starts[lane] != 0);
+    const A warps_scanned = segmented_lane_scan<kStreamWarps>(op, lane < kStreamWarps ? s_value[lane] : op.neutral(), warp_starts, lane);
+    const A scanned_before = __shfl_sync(kFullMask, warps_scanned, max(warp - 1, 0));
+    const segment<A> warp_before = {(warp_starts & ~(kFullMask << warp)) != 0, warp > 0 ? scanned_before : op.neutral()};
+    const segment<A> tile = {warp_starts != 0, __shfl_sync(kFullMask, warps_scanned, kStreamWarps - 1)};
 
     // Publish, then look back. A tile holding a start (the first one always does) knows its
     // inclusive prefix at once. The last tile publishes nothing: no one reads it; nor does any
@@ -580,10 +601,9 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         __syncwarp();
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i) {
-            const int64_t L = warp_L + 32 * i + lane;
-            uint4 v = staged[staged_slot(L - warp_L)];
+            uint4 v = staged[staged_slot(32 * i + lane)];
             if (a.reverse) v = item_pack<TO, kPer>::reverse_elements(v);
-            store_vector(out + (first(L) - a.head), v);
+            store_vector(out + lane_first + i * warp_step, v);
         }
     }
 }

@@ -117,6 +117,7 @@ inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask,
 template <class T> T min(T a, T b) { return b < a ? b : a; }
 template <class T> T max(T a, T b) { return a < b ? b : a; }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     const uint64_t bytes = (uint64_t)y << 32 | x;
     unsigned r = 0;
