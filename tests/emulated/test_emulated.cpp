@@ -459,7 +459,7 @@ Test(emulated_stream, lanes_read_along_lines) {
 // and publish tile C's own inclusive prefix.
 namespace {
 
-constexpr int64_t kWalkTile = 4096;  // uint32 elements a segment-form tile (16 KB)
+constexpr int64_t kWalkTile = stream_tile_elements(4);  // uint32 elements a segment-form tile
 
 unsigned long long published(uint32_t value, tile_flag state) { return (unsigned long long)value << 32 | state; }
 
