@@ -232,9 +232,10 @@ void check(const emulated_case &c, std::mt19937_64 &rng) {
 
 // The line lengths that matter to the stream's segments: a line a vector or less, lines that
 // straddle vectors, lanes, warps and tiles, and lines longer than a tile.
-int64_t line_length(int pick, int64_t tile) {
-    // (The longest line whose tiles read their halos, and the next: halo vectors of the tile's.)
-    const int64_t halo = tile / kStreamVectors * kHaloVectors;
+int64_t line_length(int pick, size_t in_elem_size) {
+    const int64_t tile = stream_tile_elements(in_elem_size);
+    // (The longest line whose tiles read their halos, and the next.)
+    const int64_t halo = stream_halo_max_n(in_elem_size);
     const int64_t lengths[] = {1, 2, 3, 5, 16, 17, 31, 100, 1000, halo, halo + 1, tile - 1, tile, tile + 1, 2 * tile + 7};
     return lengths[pick % (int)(sizeof lengths / sizeof lengths[0])];
 }
@@ -250,7 +251,7 @@ void every_variant(tscan_dtype in, tscan_dtype out, int salt, std::mt19937_64 &r
         c.op = v & 1 ? TSCAN_OP_PROD : TSCAN_OP_SUM;
         c.direction = v & 2 ? TSCAN_DECREASING : TSCAN_INCREASING;
         c.exclusive = (v & 4) != 0;
-        c.n = line_length(salt * 8 + v, tile);
+        c.n = line_length(salt * 8 + v, tscan_dtype_size(in));
         c.lines = std::max<int64_t>(1, (tile * 2 + tile / 3) / c.n);
         check(c, rng);
     }
@@ -279,7 +280,7 @@ Test(emulated_stream, every_line_length_one_and_several_tiles) {
     for (tscan_dtype d : types) {
         const int64_t tile = stream_tile_elements(tscan_dtype_size(d));
         for (int pick = 0; pick < 15; ++pick) {
-            const int64_t n = line_length(pick, tile);
+            const int64_t n = line_length(pick, tscan_dtype_size(d));
             // One line, a tile of lines, and five tiles' worth with a partial last one.
             const int64_t line_counts[] = {1, std::max<int64_t>(1, tile / n), std::max<int64_t>(2, (5 * tile + 11) / n)};
             for (int64_t lines : line_counts)
@@ -373,7 +374,7 @@ Test(emulated_stream, every_output_offset) {
         const int64_t tile = stream_tile_elements(tscan_dtype_size(pair[0]));
         int pick = 0;
         for (int64_t out_offset = 1; out_offset < std::max<int64_t>(out_per_vector, 2); ++out_offset) {
-            const int64_t n = line_length(pick++, tile);
+            const int64_t n = line_length(pick++, tscan_dtype_size(pair[0]));
             const int64_t lines = std::max<int64_t>(1, (2 * tile + tile / 2) / n);
             const int64_t in_offsets[] = {out_offset, 0, out_offset};
             const int64_t pitches[] = {n, n, n + 1};
