@@ -107,7 +107,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * on the H100) or fall short on the H200 (float16 and bfloat16 lines of 64 and 256:
          * rows 84.8-86.5, stream 73.9-76.8; on the H100 96.1-96.4 against 98.6-99.6). And 1-byte
          * lines into 1-byte outputs past stream_byte_halo_max_bytes, where rows run 83-87 and
-         * stream 70 (bench/NOTES.md §2, "This round"). Not for a few lines, which are a launch's
+         * stream 70 (bench/NOTES.md §3.1, "Packed lines of up to 8 KB of input"). Not for a few lines, which are a launch's
          * fixed cost whatever the path: a float32 line of 1024 took rows 4.5 us and stream 5.7
          * on the H200. */
         const int rows_take_small = (small && fills_threads && (p->elem_size == 1 || p->out_elem_size == 2)) ||
@@ -232,7 +232,7 @@ static tscan_algo choose_algo(const tscan_problem *p, const tscan_planning *plan
      * outputs, whose rows stores are the small ones that rule weighed, and into any where its
      * tiles read their halos (packed lines of up to 8 KB of input: H100, uint8 into int32 and
      * float16 into float32 85-96 % of the copy on lines of 3 to 4000, rows 38-87 off the 16-byte
-     * grid; bench/NOTES.md §2, "This round"). Into 4- and 8-byte outputs rows lead the stream's
+     * grid; bench/NOTES.md §3.1, "Packed lines of up to 8 KB of input"). Into 4- and 8-byte outputs rows lead the stream's
      * gathered or looked-back runs (lines of 255 before halos: uint8 into int32 51 against 28). */
     if (same_width == TSCAN_ALGO_COLUMNS ||
         (same_width == TSCAN_ALGO_STREAM && (p->out_elem_size <= 2 || stream.reads_halos)))
