@@ -437,17 +437,39 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     };
 
     // Pass 1: the chunk as a segment, then the warp's scan of them in logical order.
+    // (Vectors past the tile's last one are empty: in a decreasing scan they come after the
+    // partial tile's data, which is the stream's first tile and has successors.)
     segment<A> s = {starts != 0, op.neutral()};
+    if constexpr (sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod) {
+        // A sum of bytes starts from zero (exclusive or not): the segment is the sum of the
+        // chunk's bytes from its last start on, four bytes an instruction (dp4a); a 1-byte
+        // output keeps the low byte, which any byte's extension leaves alone.
+        const int last = starts ? 63 - __clzll((long long)starts) : 0;
+        uint32_t sum = 0;
 #pragma unroll
-    for (int i = 0; i < kStreamVectors; ++i) {
-        // Vectors past the tile's last one are empty: in a decreasing scan they come after
-        // the partial tile's data, which is the stream's first tile and has successors.
-        if (L0 + i < vectors) {
-            const item_pack<TI, kPer> items = chunk_vector(i);
+        for (int i = 0; i < kStreamVectors; ++i) {
+            if (L0 + i < vectors) {
+                const uint4 v = staged[staged_slot(kStreamVectors * lane + i)];
+                const unsigned words[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-            for (int e = 0; e < kPer; ++e) {
-                const int q = i * kPer + e;
-                s.value = op(starts >> q & 1 ? start_value : s.value, stream_load<In, Out>(items.get(e)));
+                for (int w = 0; w < 4; ++w) {
+                    const int before_start = min(max(last - (i * 16 + w * 4), 0), 4);  // its bytes before the start
+                    const unsigned keep = before_start == 4 ? 0u : ~0u << 8 * before_start;
+                    sum = byte_word_total(words[w] & keep, sum);
+                }
+            }
+        }
+        s.value = sum;
+    } else {
+#pragma unroll
+        for (int i = 0; i < kStreamVectors; ++i) {
+            if (L0 + i < vectors) {
+                const item_pack<TI, kPer> items = chunk_vector(i);
+#pragma unroll
+                for (int e = 0; e < kPer; ++e) {
+                    const int q = i * kPer + e;
+                    s.value = op(starts >> q & 1 ? start_value : s.value, stream_load<In, Out>(items.get(e)));
+                }
             }
         }
     }
@@ -547,6 +569,12 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // shares a sector, so that no more than 32 bytes of results are held at once.
     constexpr int kPackVectors = kOutVectors == 1 ? 1 : 2;
     constexpr int kPackPer = kPackVectors * kOutPer;  // elements a pack
+    // Sums of 1-byte elements into 1-byte outputs go a word of four elements at a time where no
+    // lane's word holds a start (a warp vote, so that the warp takes one path); others an
+    // element at a time. (Into wider outputs, four dp4a a word and the word's sums set one by
+    // one ran 1 % slower: bench/NOTES.md §2, "1-byte sums in words".)
+    constexpr bool kByteSums = sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod;
+    constexpr int kElementsAStep = kByteSums ? 4 : 1;
     const bool odd = lane & 1;
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
@@ -561,12 +589,22 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         for (int p = 0; p < kOutVectors / kPackVectors; ++p) {
             item_pack<TO, kPackPer> result{};
 #pragma unroll
-            for (int j = 0; j < kPackPer; ++j) {
-                const int q = i * kPer + p * kPackPer + j;
-                if (starts >> q & 1) running = start_value;
-                const A next = op(running, stream_load<In, Out>(items.get(p * kPackPer + j)));
-                result.set(j, dtype_traits<Out>::store(a.exclusive ? running : next));
-                running = next;
+            for (int j0 = 0; j0 < kPackPer; j0 += kElementsAStep) {
+                const int q0 = i * kPer + p * kPackPer + j0;
+                if (kByteSums && !__any_sync(kFullMask, (unsigned)(starts >> q0) & 0xfu)) {
+                    // No lane's word of four holds a start: its running sums by dp4a, packed.
+                    if constexpr (kByteSums)
+                        result.words[j0 / 4] = byte_word_scan(items.words[(p * kPackPer + j0) / 4], running, a.exclusive);
+                } else {
+#pragma unroll
+                    for (int j = j0; j < j0 + kElementsAStep; ++j) {
+                        const int q = i * kPer + p * kPackPer + j;
+                        if (starts >> q & 1) running = start_value;
+                        const A next = op(running, stream_load<In, Out>(items.get(p * kPackPer + j)));
+                        result.set(j, dtype_traits<Out>::store(a.exclusive ? running : next));
+                        running = next;
+                    }
+                }
             }
             // Logical output vector p * kPackVectors + v of the input vector lies at memory
             // vector o(v) of it: the same, or counted from the far end when reversed.

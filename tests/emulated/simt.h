@@ -114,10 +114,12 @@ inline unsigned __ballot_sync(unsigned, int predicate) {
     return bits;
 }
 inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == 0xffffffffu; }
+inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 template <class T> T min(T a, T b) { return b < a ? b : a; }
 template <class T> T max(T a, T b) { return a < b ? b : a; }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
     const uint64_t bytes = (uint64_t)y << 32 | x;
     unsigned r = 0;
@@ -127,6 +129,11 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {  // unsigned bytes
     for (int i = 0; i < 4; ++i) c += (a >> (8 * i) & 0xff) * (b >> (8 * i) & 0xff);
     return c;
+}
+inline int __dp4a(int a, int b, int c) {  // signed bytes, wrapping as the device does
+    unsigned r = (unsigned)c;
+    for (int i = 0; i < 4; ++i) r += (unsigned)((int)(int8_t)(a >> (8 * i)) * (int)(int8_t)(b >> (8 * i)));
+    return (int)r;
 }
 inline unsigned __vadd4(unsigned a, unsigned b) {  // bytes, each wrapping
     unsigned r = 0;
