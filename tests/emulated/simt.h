@@ -130,11 +130,6 @@ inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {  // unsigned bytes
     for (int i = 0; i < 4; ++i) c += (a >> (8 * i) & 0xff) * (b >> (8 * i) & 0xff);
     return c;
 }
-inline int __dp4a(int a, int b, int c) {  // signed bytes, wrapping as the device does
-    unsigned r = (unsigned)c;
-    for (int i = 0; i < 4; ++i) r += (unsigned)((int)(int8_t)(a >> (8 * i)) * (int)(int8_t)(b >> (8 * i)));
-    return (int)r;
-}
 inline unsigned __vadd4(unsigned a, unsigned b) {  // bytes, each wrapping
     unsigned r = 0;
     for (int i = 0; i < 4; ++i) r |= (((a >> (8 * i)) + (b >> (8 * i))) & 0xffu) << (8 * i);
