@@ -449,13 +449,12 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i) {
             if (L0 + i < vectors) {
-                const uint4 v = staged[staged_slot(kStreamVectors * lane + i)];
-                const unsigned words[4] = {v.x, v.y, v.z, v.w};
+                const item_pack<TI, kPer> items = chunk_vector(i);
 #pragma unroll
                 for (int w = 0; w < 4; ++w) {
                     const int before_start = min(max(last - (i * 16 + w * 4), 0), 4);  // its bytes before the start
                     const unsigned keep = before_start == 4 ? 0u : ~0u << 8 * before_start;
-                    sum = byte_word_total(words[w] & keep, sum);
+                    sum = byte_word_total(items.words[w] & keep, sum);
                 }
             }
         }
@@ -590,20 +589,20 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             item_pack<TO, kPackPer> result{};
 #pragma unroll
             for (int j0 = 0; j0 < kPackPer; j0 += kElementsAStep) {
-                const int q0 = i * kPer + p * kPackPer + j0;
-                if (kByteSums && !__any_sync(kFullMask, (unsigned)(starts >> q0) & 0xfu)) {
-                    // No lane's word of four holds a start: its running sums by dp4a, packed.
-                    if constexpr (kByteSums)
+                // No lane's word of four holds a start: its running sums by dp4a, packed.
+                if constexpr (kByteSums) {
+                    if (!__any_sync(kFullMask, (unsigned)(starts >> (i * kPer + p * kPackPer + j0)) & 0xfu)) {
                         result.words[j0 / 4] = byte_word_scan(items.words[(p * kPackPer + j0) / 4], running, a.exclusive);
-                } else {
-#pragma unroll
-                    for (int j = j0; j < j0 + kElementsAStep; ++j) {
-                        const int q = i * kPer + p * kPackPer + j;
-                        if (starts >> q & 1) running = start_value;
-                        const A next = op(running, stream_load<In, Out>(items.get(p * kPackPer + j)));
-                        result.set(j, dtype_traits<Out>::store(a.exclusive ? running : next));
-                        running = next;
+                        continue;
                     }
+                }
+#pragma unroll
+                for (int j = j0; j < j0 + kElementsAStep; ++j) {
+                    const int q = i * kPer + p * kPackPer + j;
+                    if (starts >> q & 1) running = start_value;
+                    const A next = op(running, stream_load<In, Out>(items.get(p * kPackPer + j)));
+                    result.set(j, dtype_traits<Out>::store(a.exclusive ? running : next));
+                    running = next;
                 }
             }
             // Logical output vector p * kPackVectors + v of the input vector lies at memory
