@@ -79,12 +79,19 @@ template <tscan_dtype K> tscan_status launch_staged(const scan_args &a, const st
             return TSCAN_SUCCESS;
         }
     }
+    if constexpr (sizeof(typename dtype_traits<K>::T) < 4) {
+        if (s.log_w > 0) {
+            columns_staged_kernel<K, false, true><<<grid, kStagedThreads, 0, stream>>>(a, s);
+            TSCAN_LAUNCH_CHECK("columns_staged_kernel");
+            return TSCAN_SUCCESS;
+        }
+    }
     columns_staged_kernel<K, false><<<grid, kStagedThreads, 0, stream>>>(a, s);
     TSCAN_LAUNCH_CHECK("columns_staged_kernel");
     return TSCAN_SUCCESS;
 }
 
-// Signed integers run the kernels of their unsigned twins (kernel_dtype): 32 kernels, not 48.
+// Signed integers run the kernels of their unsigned twins (kernel_dtype).
 // D is the output's dtype; a narrower input walks its lines in vectors where they lie on the
 // grids, else single lines (its elements convert one by one).
 template <tscan_dtype D> struct columns_launch {

@@ -5,7 +5,9 @@
 // are far apart: every element they read is a sector of its own. Here a block takes a tile of Tu
 // lines along u by Tv along v, whole: loaded a warp row at a time along u (the input's unit
 // stride), scanned a thread a line in shared memory, and stored along each u's run of Tv lines,
-// which the output holds end to end.
+// which the output holds end to end. The tile is held in the output's storage type, and 1- and
+// 2-byte inputs whose u runs lie on the 4-byte grid load a word of 4 / size neighbouring u a
+// lane, so that a tile of them holds that many times the lines for the same registers.
 // Included by cuda/columns.cu and by the emulated tests (tests/emulated/), each translation unit
 // with its own copy, hence the anonymous namespace.
 #pragma once
@@ -17,18 +19,27 @@ namespace {
 
 constexpr int kStagedThreads = 256;
 constexpr int kStagedWarps = kStagedThreads / 32;
-// The tile's accumulators, declared statically (the emulated tests run the kernel's own source,
-// which has no dynamic shared memory). 32 KB holds a thread's line each of up to 31 elements of
-// 4-byte accumulators (15 of 8-byte ones), with each u's row padded odd.
+// The tile, in the output's storage type, declared statically (the emulated tests run the
+// kernel's own source, which has no dynamic shared memory). 32 KB holds a thread's line each of
+// up to 31 elements of 4-byte types (15 of 8-byte ones), with each u's row padded to an odd
+// number of 32-bit words (of elements, for 8-byte ones) so that lanes a u apart hit distinct
+// banks.
 constexpr int kStagedTileBytes = 32 * 1024;
 constexpr int kStagedBlocksPerSM = 4;
-// A tile holds up to four lines a thread (kStagedGroups warp rows of 32 lines a warp). A thread
-// loads all its groups' next staged_chunk positions before it writes any to shared memory: 16
-// loads in flight (8 of 8 bytes), in 54-57 registers under the 64 of 4 blocks an SM (chunks of
-// 6 spilled). Walked one position at a time, ptxas wrote each load to shared memory two or
-// three loads later, and the thread waited on it (bench/NOTES.md §3.7, "The staged form").
+// A thread loads kStagedGroups warp rows of the tile (each 32 lanes of one load) at each of the
+// next staged_chunk positions before it writes any to shared memory: 16 loads in flight (8 of 8
+// bytes), in 56-60 registers under the 64 of 4 blocks an SM (chunks of 6 spilled). Walked one
+// position at a time, ptxas wrote each load to shared memory two or three loads later, and the
+// thread waited on it (bench/NOTES.md §3.7, "The staged form"). A load is an element, or a word
+// of W elements (staged_args::log_w), so a tile holds up to 4 W lines a thread.
 constexpr int kStagedGroups = 4;
-template <class A> constexpr int staged_chunk() { return sizeof(A) == 8 ? 2 : 4; }
+template <class L> constexpr int staged_chunk() { return sizeof(L) == 8 ? 2 : 4; }
+// A u row's elements in the tile: at least `elements`, a whole odd number of 32-bit words for
+// 1- and 2-byte types, odd for wider ones.
+inline int64_t staged_row(int64_t elements, int64_t elem_bytes) {
+    const int64_t per_word = elem_bytes < 4 ? 4 / elem_bytes : 1;
+    return ((elements + per_word - 1) / per_word | 1) * per_word;
+}
 
 // A tile's geometry. u and v are batch dimensions of scan_args; `rest` maps the others to a
 // tile's outer offsets. Tu and Tv are powers of two, Tu at most a warp.
@@ -38,19 +49,26 @@ struct staged_args {
     int64_t in_v, out_u;  // the input's unit stride is u's, the output's v's stride is the line
     int64_t u_tiles, v_tiles, tiles;
     int log_tu, log_tv;
-    int row;  // accumulators a u holds in shared memory: its Tv lines end to end, made odd so
-              // that lanes a u apart hit distinct banks
+    int log_w;  // a load's elements: 1, or a 32-bit word of 4 / size neighbouring u (a 1- or
+                // 2-byte input of one width whose u runs lie on the 4-byte grid)
+    int row;    // elements a u holds in shared memory: its Tv lines end to end (staged_row)
 };
 
-// D is the output's dtype; Widen: a narrower input, converted on load. Positions in a line
-// count in the output's memory order (m), so that a u's run of lines is contiguous in shared
-// memory as in the output; scan element k is m, or n - 1 - m where the output runs backwards.
-template <tscan_dtype D, bool Widen>
+// D is the output's dtype; Widen: a narrower input, converted on load. Words: each load a
+// 32-bit word of 4 / size elements (s.log_w), for 1- and 2-byte inputs of one width. Positions
+// in a line count in the output's memory order (m), so that a u's run of lines is contiguous in
+// shared memory as in the output; scan element k is m, or n - 1 - m where the output runs
+// backwards.
+template <tscan_dtype D, bool Widen, bool Words = false>
 __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_staged_kernel(scan_args a, staged_args s) {
     using Traits = dtype_traits<D>;
     using T = typename Traits::T;
     using A = typename Traits::A;
-    __shared__ A tile[kStagedTileBytes / sizeof(A)];
+    static_assert(!Words || (!Widen && sizeof(T) < 4), "words of 1- and 2-byte elements");
+    constexpr int kLogW = !Words ? 0 : sizeof(T) == 1 ? 2 : 1;  // s.log_w
+    constexpr int kW = 1 << kLogW;
+    using L = std::conditional_t<Words, uint32_t, T>;  // what a load brings
+    __shared__ T tile[kStagedTileBytes / sizeof(T)];
     const scan_op<A> op{a.prod};
     const int n = (int)a.n, tu = 1 << s.log_tu, tv = 1 << s.log_tv;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -58,17 +76,20 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
     // Input element m of a line: at the line's scan element 0 plus first + m * m_step.
     const int64_t in_first = backwards ? (a.n - 1) * a.in_step : 0, in_m_step = backwards ? -a.in_step : a.in_step;
     const int64_t out_first = backwards ? 1 - a.n : 0;
-    // Loads: a warp row is one position m of 32 lines, lanes along u first (32 / Tu v's a row);
-    // warp w takes the groups of 32 lines w, w + 8, ..., at most kStagedGroups of them.
-    const int lane_u = lane & (tu - 1), log_vpr = 5 - s.log_tu;
-    const int lane_v = (lane >> s.log_tu) + (warp << log_vpr);
-    const int groups = (tu * tv) >> 5;
+    // Loads: a warp row is one position m of 32 loads, lanes along u first (Tu / W lanes, each
+    // W neighbouring u; 32 W / Tu v's a row); warp w takes the rows w, w + 8, ..., at most
+    // kStagedGroups of them.
+    const int log_tl = s.log_tu - kLogW;
+    const int lane_u = (lane & ((1 << log_tl) - 1)) << kLogW, log_vpr = 5 - log_tl;
+    const int lane_v = (lane >> log_tl) + (warp << log_vpr);
+    const int groups = ((tu >> kLogW) * tv) >> 5;
     const int my_groups = groups > warp ? (groups - warp + kStagedWarps - 1) / kStagedWarps : 0;
     const int group_v = kStagedWarps << log_vpr;  // v between a thread's groups
-    constexpr int kChunk = staged_chunk<A>();
-    const auto load = [&](int64_t at) -> A {
-        if constexpr (Widen) return Traits::load(read_widened<D>(a.in + at * a.in_bytes, a.in_dtype));
-        else return Traits::load(reinterpret_cast<const T *>(a.in)[at]);
+    constexpr int kChunk = staged_chunk<L>();
+    const auto load = [&](int64_t at) -> L {
+        if constexpr (Widen) return read_widened<D>(a.in + at * a.in_bytes, a.in_dtype);
+        else if constexpr (Words) return *reinterpret_cast<const uint32_t *>(reinterpret_cast<const T *>(a.in) + at);
+        else return reinterpret_cast<const T *>(a.in)[at];
     };
     for (int64_t t = blockIdx.x; t < s.tiles; t += gridDim.x) {
         const int64_t u_tile = t % s.u_tiles, rest_index = t / s.u_tiles, v_tile = rest_index % s.v_tiles;
@@ -83,10 +104,10 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
             // memory slots from slot + g * slot_group.
             const int64_t at = tile_in + lane_u + (int64_t)lane_v * s.in_v, at_group = (int64_t)group_v * s.in_v;
             const int slot = lane_u * s.row + lane_v * n, slot_group = group_v * n;
-            const bool u_in = lane_u < tu_here;
+            const bool u_in = lane_u < tu_here;  // (a word is whole: tu_here is a multiple of W)
             const auto present = [&](int g) { return g < my_groups && u_in && lane_v + g * group_v < tv_here; };
             for (int m0 = 0; m0 < n; m0 += kChunk) {
-                A x[kStagedGroups][kChunk];
+                L x[kStagedGroups][kChunk];
 #pragma unroll
                 for (int g = 0; g < kStagedGroups; ++g) {
 #pragma unroll
@@ -96,8 +117,16 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
 #pragma unroll
                 for (int g = 0; g < kStagedGroups; ++g) {
 #pragma unroll
-                    for (int j = 0; j < kChunk; ++j)
-                        if (present(g) && m0 + j < n) tile[slot + g * slot_group + m0 + j] = x[g][j];
+                    for (int j = 0; j < kChunk; ++j) {
+                        if (!present(g) || m0 + j >= n) continue;
+                        T *const to = tile + slot + g * slot_group + m0 + j;
+                        if constexpr (Words) {
+#pragma unroll
+                            for (int e = 0; e < kW; ++e) to[e * s.row] = (T)(x[g][j] >> (8 * sizeof(T) * e));
+                        } else {
+                            *to = x[g][j];
+                        }
+                    }
                 }
             }
         }
@@ -105,12 +134,12 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
         // A thread a line, lanes along u; lines outside the tensor scan what was left there,
         // never stored.
         for (int line = threadIdx.x; line < tu * tv; line += kStagedThreads) {
-            A *const x = tile + (line & (tu - 1)) * s.row + (line >> s.log_tu) * n;
+            T *const x = tile + (line & (tu - 1)) * s.row + (line >> s.log_tu) * n;
             A running = op.start(a.exclusive);
             for (int i = 0; i < n; ++i) {
                 const int m = backwards ? n - 1 - i : i;
-                const A next = op(running, x[m]);
-                x[m] = a.exclusive ? running : next;
+                const A next = op(running, Traits::load(x[m]));
+                x[m] = Traits::store(a.exclusive ? running : next);
                 running = next;
             }
         }
@@ -119,7 +148,7 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
         const int run = tv_here * n, chunks = (run + 31) / 32;
         for (int item = warp; item < tu_here * chunks; item += kStagedWarps) {
             const int u = item / chunks, e = (item - u * chunks) * 32 + lane;
-            if (e < run) reinterpret_cast<T *>(a.out)[tile_out + u * s.out_u + e] = Traits::store(tile[u * s.row + e]);
+            if (e < run) reinterpret_cast<T *>(a.out)[tile_out + u * s.out_u + e] = tile[u * s.row + e];
         }
         __syncthreads();
     }
@@ -129,9 +158,9 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
 // end along its fastest batch dimension v, whose neighbours lie a sector or more apart in the
 // input; the input's unit stride on another batch dimension u; v long enough to fill half a
 // tile at least; and lines short enough that a tile of a warp along u (or all of u) holds a line
-// a thread (out_bytes: an output element's size). A tile holds up to kStagedGroups lines a thread.
+// a thread (out_bytes: an output element's size). A tile holds up to kStagedGroups W lines a
+// thread.
 inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
-    const int64_t acc_bytes = out_bytes < 4 ? 4 : out_bytes;  // dtype_traits' accumulators
     const int v = a.batch.ndim - 1;  // the canonical problem orders batch dimensions by output stride
     if ((a.out_step != 1 && a.out_step != -1) || a.in_step == 1 || a.in_step == -1 || a.n < 2 || v < 1 ||
         a.batch.out_strides[v] != a.n || llabs(a.batch.in_strides[v]) * a.in_bytes < 32)
@@ -142,14 +171,27 @@ inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
     if (u < 0) return false;
     const int log_tu = std::min(log2_ceil(a.batch.sizes[u]), 5);
     const int64_t tu = int64_t(1) << log_tu;
-    const auto tile_bytes = [&](int64_t tv) { return tu * ((tv * a.n) | 1) * acc_bytes; };
-    // A tile of fewer lines than threads (along a short v) would leave most of the block idle,
-    // and a line too long for a thread's line each would not fit.
-    if (2 * tu * a.batch.sizes[v] < kStagedThreads || tile_bytes(kStagedThreads / tu) > kStagedTileBytes) return false;
-    // Tv: up to kStagedGroups lines a thread, within the tile's bytes and v's extent.
+    // Words of W elements where every u run of the input starts on the 4-byte grid (its base and
+    // every stride but u's a multiple of W) and u holds whole words.
+    int log_w = 0;
+    if (!a.widens && a.in_bytes < 4) {
+        const int64_t w = 4 / a.in_bytes;
+        bool on_grid = (uintptr_t)a.in % 4 == 0 && a.batch.sizes[u] % w == 0 && a.in_step % w == 0;
+        for (int d = 0; d < a.batch.ndim; ++d)
+            if (d != u) on_grid = on_grid && a.batch.in_strides[d] % w == 0;
+        if (on_grid) log_w = log2_ceil(w);
+    }
+    const auto tile_bytes = [&](int64_t tv) { return tu * staged_row(tv * a.n, out_bytes) * out_bytes; };
+    // A tile of fewer lines than threads (along a short v) would leave most of the block idle.
+    // Lines as long as a tile of a line a thread holds in 4-byte accumulators (31 elements; 15
+    // of 8-byte ones), the form's measured range, though 1- and 2-byte tiles would hold more.
+    const int64_t acc_bytes = out_bytes < 4 ? 4 : out_bytes;
+    if (2 * tu * a.batch.sizes[v] < kStagedThreads || tu * ((kStagedThreads / tu * a.n) | 1) * acc_bytes > kStagedTileBytes)
+        return false;
+    // Tv: up to kStagedGroups W lines a thread, within the tile's bytes and v's extent.
     int log_tv = log2_ceil(kStagedThreads / tu);
-    while ((tu << (log_tv + 1)) <= kStagedGroups * kStagedThreads && tile_bytes(int64_t(2) << log_tv) <= kStagedTileBytes &&
-           (int64_t(1) << log_tv) < a.batch.sizes[v])
+    while ((tu << (log_tv + 1)) <= (int64_t)kStagedGroups * kStagedThreads << log_w &&
+           tile_bytes(int64_t(2) << log_tv) <= kStagedTileBytes && (int64_t(1) << log_tv) < a.batch.sizes[v])
         ++log_tv;
     s.u_size = a.batch.sizes[u];
     s.v_size = a.batch.sizes[v];
@@ -157,7 +199,8 @@ inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
     s.out_u = a.batch.out_strides[u];
     s.log_tu = log_tu;
     s.log_tv = log_tv;
-    s.row = (int)((a.n << log_tv) | 1);
+    s.log_w = log_w;
+    s.row = (int)staged_row(a.n << log_tv, out_bytes);
     s.u_tiles = (s.u_size + tu - 1) >> log_tu;
     s.v_tiles = (s.v_size + (int64_t(1) << log_tv) - 1) >> log_tv;
     s.rest = batch_map{};

@@ -824,6 +824,12 @@ template <tscan_dtype D> struct emulated_staged_launch {
                 return TSCAN_SUCCESS;
             }
         }
+        if constexpr (sizeof(typename dtype_traits<K>::T) < 4) {
+            if (s.log_w > 0) {
+                tscan_emu::launch(2, kStagedThreads, columns_staged_kernel<K, false, true>, a, s);
+                return TSCAN_SUCCESS;
+            }
+        }
         tscan_emu::launch(2, kStagedThreads, columns_staged_kernel<K, false>, a, s);
         return TSCAN_SUCCESS;
     }
@@ -868,6 +874,9 @@ void check_staged(const staged_case &c, std::mt19937_64 &rng) {
                   (long long)c.sizes[1], (long long)c.sizes[2], (long long)c.sizes[3], c.ndim, c.order[0], c.order[1],
                   c.order[2], c.order[3], c.variant);
     cr_assert(plan_staged(a, s, (int64_t)out_size), "%s: not staged", text);
+    const bool words = c.in == c.out && in_size < 4 && c.sizes[0] % (4 / (int64_t)in_size) == 0 &&
+                       in_strides[1] % (4 / (int64_t)in_size) == 0 && in_strides[c.ndim - 1] % (4 / (int64_t)in_size) == 0;
+    cr_assert_eq(s.log_w > 0, words, "%s: words %d", text, s.log_w);
     dispatch_dtype<emulated_staged_launch>(c.out, a, s);
     for (int64_t i = 0; i < (int64_t)out.size; ++i)
         cr_assert_eq(out.p[i], want.p[i], "%s: byte %lld (element %lld) is 0x%02x, the reference's 0x%02x", text,
@@ -891,6 +900,12 @@ Test(emulated_columns, staged_permuted_inputs) {
         {TSCAN_FLOAT16, TSCAN_FLOAT32, 5, 4, {20, 3, 70, 2}, {0, 2, 1, 3}},
         {TSCAN_UINT16, TSCAN_UINT64, 3, 3, {64, 9, 3}, {0, 2, 1}},
         {TSCAN_INT8, TSCAN_INT8, 6, 3, {300, 40, 5}, {0, 2, 1}},         // ten tiles along u
+        // 1- and 2-byte inputs load words of u where u runs lie on the 4-byte grid (the cases
+        // above of one width, and these: u of 8 in two lanes of words, cut tiles), else elements
+        {TSCAN_UINT8, TSCAN_UINT8, 2, 3, {8, 300, 9}, {0, 2, 1}},
+        {TSCAN_BFLOAT16, TSCAN_BFLOAT16, 7, 3, {36, 130, 10}, {0, 1, 2}},
+        {TSCAN_UINT16, TSCAN_UINT16, 1, 3, {37, 45, 6}, {0, 1, 2}},      // u odd: elements
+        {TSCAN_INT8, TSCAN_INT8, 5, 3, {34, 200, 9}, {0, 1, 2}},        // u of 34: elements
     };
     for (const staged_case &c : cases) check_staged(c, rng);
 }
