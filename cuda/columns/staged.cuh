@@ -7,7 +7,8 @@
 // stride), scanned a thread a line in shared memory, and stored along each u's run of Tv lines,
 // which the output holds end to end. The tile is held in the output's storage type, and 1- and
 // 2-byte inputs whose u runs lie on the 4-byte grid load a word of 4 / size neighbouring u a
-// lane, so that a tile of them holds that many times the lines for the same registers.
+// lane, so that a tile of them holds that many times the lines for the same registers; 1- and
+// 2-byte outputs whose runs start on that grid leave a word a lane.
 // Included by cuda/columns.cu and by the emulated tests (tests/emulated/), each translation unit
 // with its own copy, hence the anonymous namespace.
 #pragma once
@@ -52,6 +53,8 @@ struct staged_args {
     int log_w;  // a load's elements: 1, or a 32-bit word of 4 / size neighbouring u (a 1- or
                 // 2-byte input of one width whose u runs lie on the 4-byte grid)
     int row;    // elements a u holds in shared memory: its Tv lines end to end (staged_row)
+    bool store_words;  // a 1- or 2-byte output whose u runs start on the 4-byte grid: stored a
+                       // 32-bit word of 4 / size elements a lane
 };
 
 // D is the output's dtype; Widen: a narrower input, converted on load. Words: each load a
@@ -68,7 +71,7 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
     constexpr int kLogW = !Words ? 0 : sizeof(T) == 1 ? 2 : 1;  // s.log_w
     constexpr int kW = 1 << kLogW;
     using L = std::conditional_t<Words, uint32_t, T>;  // what a load brings
-    __shared__ T tile[kStagedTileBytes / sizeof(T)];
+    alignas(16) __shared__ T tile[kStagedTileBytes / sizeof(T)];  // (rows of whole words: staged_row)
     const scan_op<A> op{a.prod};
     const int n = (int)a.n, tu = 1 << s.log_tu, tv = 1 << s.log_tv;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -144,11 +147,25 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
             }
         }
         __syncthreads();
-        // Stores: each u's run of tv_here lines, 32 elements a warp row.
-        const int run = tv_here * n, chunks = (run + 31) / 32;
+        // Stores: each u's run of tv_here lines, 32 of its elements a warp row, or 32 words of
+        // kWordElements where every run starts on the 4-byte grid (s.store_words; a run's last
+        // word in part goes element by element).
+        const int run = tv_here * n;
+        T *const out = reinterpret_cast<T *>(a.out) + tile_out;
+        constexpr int kWordElements = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+        const int per_lane = kWordElements > 1 && s.store_words ? kWordElements : 1;
+        const int chunks = (run + 32 * per_lane - 1) / (32 * per_lane);
         for (int item = warp; item < tu_here * chunks; item += kStagedWarps) {
-            const int u = item / chunks, e = (item - u * chunks) * 32 + lane;
-            if (e < run) reinterpret_cast<T *>(a.out)[tile_out + u * s.out_u + e] = tile[u * s.row + e];
+            const int u = item / chunks, e = ((item - u * chunks) * 32 + lane) * per_lane;
+            const T *const from = tile + u * s.row + e;
+            T *const to = out + u * s.out_u + e;
+            if constexpr (kWordElements > 1) {
+                if (per_lane > 1 && e + kWordElements <= run) {
+                    *reinterpret_cast<uint32_t *>(to) = *reinterpret_cast<const uint32_t *>(from);
+                    continue;
+                }
+            }
+            for (int i = 0; i < per_lane && e + i < run; ++i) to[i] = from[i];
         }
         __syncthreads();
     }
@@ -201,6 +218,16 @@ inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
     s.log_tv = log_tv;
     s.log_w = log_w;
     s.row = (int)staged_row(a.n << log_tv, out_bytes);
+    // A run of lines starts at the output's lowest address plus multiples of u's and the other
+    // batch dimensions' strides and of a tile's Tv lines.
+    s.store_words = false;
+    if (out_bytes < 4) {
+        const int64_t w = 4 / out_bytes;
+        const char *const lowest = a.out + (a.out_step < 0 ? (1 - a.n) * out_bytes : 0);
+        bool on_grid = (uintptr_t)lowest % 4 == 0 && (a.n << log_tv) % w == 0;
+        for (int d = 0; d < v; ++d) on_grid = on_grid && a.batch.out_strides[d] % w == 0;
+        s.store_words = on_grid;
+    }
     s.u_tiles = (s.u_size + tu - 1) >> log_tu;
     s.v_tiles = (s.v_size + (int64_t(1) << log_tv) - 1) >> log_tv;
     s.rest = batch_map{};

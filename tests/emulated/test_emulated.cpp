@@ -811,7 +811,8 @@ Test(emulated_columns, realigned_rows_every_kernel_dtype) {
 // Columns' staged form: short lines stored along the axis of an input whose unit stride is on
 // another batch dimension (u) than the output's lines (v), up to four dimensions: tiles cut off
 // by the tensor along u and v, u narrower than a warp (lanes over several v), a rest dimension,
-// a wider output, the longest lines a tile of 4- and 8-byte accumulators takes; every variant.
+// a wider output, the longest lines a tile of 4- and 8-byte accumulators takes; every variant;
+// 1- and 2-byte elements loaded and stored in words where their runs allow, else one by one.
 // The output is poisoned whole. Two blocks, so that each loops over several tiles.
 namespace {
 
@@ -906,6 +907,7 @@ Test(emulated_columns, staged_permuted_inputs) {
         {TSCAN_BFLOAT16, TSCAN_BFLOAT16, 7, 3, {36, 130, 10}, {0, 1, 2}},
         {TSCAN_UINT16, TSCAN_UINT16, 1, 3, {37, 45, 6}, {0, 1, 2}},      // u odd: elements
         {TSCAN_INT8, TSCAN_INT8, 5, 3, {34, 200, 9}, {0, 1, 2}},        // u of 34: elements
+        {TSCAN_INT8, TSCAN_INT16, 3, 3, {40, 300, 6}, {0, 1, 2}},       // widened, stored in words
     };
     for (const staged_case &c : cases) check_staged(c, rng);
 }
