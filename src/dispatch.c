@@ -288,72 +288,67 @@ void tscan_auto_scanned_views(const tscan_scan_desc *desc, const tscan_tensor *i
     else if (gather.elem_size) *scanned_input = *output;
 }
 
+/* A request as planned: the problem as its strategy sees it, the strategy (NULL for an empty
+ * tensor) and its launch, and what AUTO adds around it (auto_problem). */
+typedef struct {
+    tscan_problem problem;
+    const tscan_strategy *strategy;
+    tscan_launch_plan launch;
+    tscan_replication replication;
+    tscan_gather gather;
+} call_plan;
+
 /* Validates, and for a non-empty request builds the problem and plans it, once, with the
- * strategy that will run it under `algo` (the caller's, or AUTO for the query): *strategy and
- * *launch_plan say what a launch does, *replication and *gather what AUTO adds around it
- * (auto_problem). *strategy stays NULL for an empty tensor. AUTO never ends in NOT_SUPPORTED: if
- * its first choice declines, the columns kernel, which takes every layout, runs instead. Forced
- * strategies scan the request as given. */
+ * strategy that will run it under `algo` (the caller's, or AUTO for the query). AUTO never ends
+ * in NOT_SUPPORTED: if its first choice declines, the columns kernel, which takes every layout,
+ * runs instead. Forced strategies scan the request as given. */
 static tscan_status plan(const tscan_scan_desc *desc, tscan_algo algo, const tscan_tensor *input,
-                         const tscan_tensor *output, tscan_problem *p, const tscan_strategy **strategy,
-                         tscan_launch_plan *launch_plan, tscan_replication *replication, tscan_gather *gather) {
+                         const tscan_tensor *output, call_plan *c) {
     tscan_status s = tscan_validate(desc, input, output);
-    *strategy = NULL;
-    replication->copies = 0;
-    gather->elem_size = 0;
+    c->strategy = NULL;
+    c->replication.copies = 0;
+    c->gather.elem_size = 0;
     if (s != TSCAN_SUCCESS || tscan_numel(input) == 0) return s;
     if (algo != TSCAN_ALGO_AUTO) {
-        tscan_problem_init(p, desc, input, output);
-        *strategy = strategy_of(algo);
-        return (*strategy)->plan(p, launch_plan);
+        tscan_problem_init(&c->problem, desc, input, output);
+        c->strategy = strategy_of(algo);
+        return c->strategy->plan(&c->problem, &c->launch);
     }
     const tscan_planning planning = tscan_planning_for_current_device();
-    *strategy = strategy_of(auto_problem(desc, input, output, &planning, p, replication, gather));
-    if ((*strategy)->plan(p, launch_plan) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
-    *strategy = &tscan_strategy_columns;
-    s = (*strategy)->plan(p, launch_plan);
+    c->strategy = strategy_of(auto_problem(desc, input, output, &planning, &c->problem, &c->replication, &c->gather));
+    if (c->strategy->plan(&c->problem, &c->launch) == TSCAN_SUCCESS) return TSCAN_SUCCESS;
+    c->strategy = &tscan_strategy_columns;
+    s = c->strategy->plan(&c->problem, &c->launch);
     return s == TSCAN_ERROR_NOT_SUPPORTED ? tscan_fail(TSCAN_ERROR_INTERNAL, "AUTO found no strategy for this layout")
                                           : s;
 }
 
 tscan_status tscan_scan_supported(const tscan_scan_desc *desc, const tscan_tensor *input,
                                   const tscan_tensor *output) {
-    tscan_problem p;
-    const tscan_strategy *strategy;
-    tscan_launch_plan launch_plan;
-    tscan_replication replication;
-    tscan_gather gather;
-    return plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather);
+    call_plan c;
+    return plan(desc, requested_algo(desc), input, output, &c);
 }
 
 tscan_status tscan_scan_auto_algo(const tscan_scan_desc *desc, const tscan_tensor *input,
                                   const tscan_tensor *output, tscan_algo *algo) {
-    tscan_problem p;
-    const tscan_strategy *strategy;
-    tscan_launch_plan launch_plan;
-    tscan_replication replication;
-    tscan_gather gather;
+    call_plan c;
     tscan_status s;
     if (!algo) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "algo is NULL");
-    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &p, &strategy, &launch_plan, &replication, &gather))) return s;
+    if ((s = plan(desc, TSCAN_ALGO_AUTO, input, output, &c))) return s;
     /* An empty tensor runs nothing; report what a non-empty one of this layout would get.
      * Broadcast lines that AUTO copies report the strategy of their distinct ones' scan, a
      * gathered input that of the scan in place. */
-    *algo = strategy ? strategy->algo : TSCAN_ALGO_ROWS;
+    *algo = c.strategy ? c.strategy->algo : TSCAN_ALGO_ROWS;
     return TSCAN_SUCCESS;
 }
 
 tscan_status tscan_scan_workspace_size(const tscan_scan_desc *desc, const tscan_tensor *input,
                                        const tscan_tensor *output, size_t *bytes) {
-    tscan_problem p;
-    const tscan_strategy *strategy;
-    tscan_launch_plan launch_plan;
-    tscan_replication replication;
-    tscan_gather gather;
+    call_plan c;
     tscan_status s;
     if (!bytes) return tscan_fail(TSCAN_ERROR_INVALID_ARGUMENT, "bytes is NULL");
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather))) return s;
-    *bytes = strategy ? launch_plan.workspace_bytes : 0;
+    if ((s = plan(desc, requested_algo(desc), input, output, &c))) return s;
+    *bytes = c.strategy ? c.launch.workspace_bytes : 0;
     return TSCAN_SUCCESS;
 }
 
@@ -419,18 +414,13 @@ static tscan_status stream_device(cudaStream_t stream, const tscan_device_info *
 
 tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, const tscan_tensor *output,
                         void *workspace, size_t workspace_bytes, cudaStream_t stream) {
-    tscan_problem p;
-    const tscan_strategy *strategy;
-    tscan_launch_plan launch_plan;
-    tscan_replication replication;
-    tscan_gather gather;
+    call_plan c;
     const tscan_device_info *dev;
     int capturing = 0;
     tscan_status s;
     cudaError_t pending;
-    if ((s = plan(desc, requested_algo(desc), input, output, &p, &strategy, &launch_plan, &replication, &gather)) || !strategy)
-        return s;
-    const size_t needed = launch_plan.workspace_bytes;
+    if ((s = plan(desc, requested_algo(desc), input, output, &c)) || !c.strategy) return s;
+    const size_t needed = c.launch.workspace_bytes;
     if (needed > 0 && (!workspace || workspace_bytes < needed))
         return tscan_fail(TSCAN_ERROR_WORKSPACE, "workspace %p of %zu bytes is smaller than the %zu bytes required",
                           workspace, workspace_bytes, needed);
@@ -443,7 +433,7 @@ tscan_status tscan_scan(const tscan_scan_desc *desc, const tscan_tensor *input, 
         (s = check_device_accessible(input->data, "input", dev, capturing)) ||
         (s = check_device_accessible(output->data, "output", dev, capturing)))
         return s;
-    if (gather.elem_size && (s = tscan_gather_input(&gather, stream))) return s;
-    if ((s = strategy->launch(&launch_plan, workspace, stream))) return s;
-    return replication.copies ? tscan_replicate(&replication, stream) : TSCAN_SUCCESS;
+    if (c.gather.elem_size && (s = tscan_gather_input(&c.gather, stream))) return s;
+    if ((s = c.strategy->launch(&c.launch, workspace, stream))) return s;
+    return c.replication.copies ? tscan_replicate(&c.replication, stream) : TSCAN_SUCCESS;
 }
