@@ -29,7 +29,7 @@ constexpr int kStagedTileBytes = 32 * 1024;
 constexpr int kStagedBlocksPerSM = 4;
 // A thread loads kStagedGroups warp rows of the tile (each 32 lanes of one load) at each of the
 // next staged_chunk positions before it writes any to shared memory: 16 loads in flight (8 of 8
-// bytes), in 56-60 registers under the 64 of 4 blocks an SM (chunks of 6 spilled). Walked one
+// bytes), in 56-64 registers under the 64 of 4 blocks an SM (chunks of 6 spilled). Walked one
 // position at a time, ptxas wrote each load to shared memory two or three loads later, and the
 // thread waited on it (bench/NOTES.md §3.7, "The staged form"). A load is an element, or a word
 // of W elements (staged_args::log_w), so a tile holds up to 4 W lines a thread.
