@@ -436,11 +436,17 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         return v;
     };
 
+    // Sums of 1-byte elements into 1-byte outputs go a word of four elements at a time: pass 1
+    // wherever it can, pass 2 where no lane's word holds a start (a warp vote, so that the warp
+    // takes one path), an element at a time elsewhere. (Into wider outputs, four dp4a a word and
+    // the word's sums set one by one ran 1 % slower: bench/NOTES.md §2, "1-byte sums in words".)
+    constexpr bool kByteSums = sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod;
+
     // Pass 1: the chunk as a segment, then the warp's scan of them in logical order.
     // (Vectors past the tile's last one are empty: in a decreasing scan they come after the
     // partial tile's data, which is the stream's first tile and has successors.)
     segment<A> s = {starts != 0, op.neutral()};
-    if constexpr (sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod) {
+    if constexpr (kByteSums) {
         // A sum of bytes starts from zero (exclusive or not): the segment is the sum of the
         // chunk's bytes from its last start on, four bytes an instruction (dp4a); a 1-byte
         // output keeps the low byte, which any byte's extension leaves alone.
@@ -568,11 +574,6 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // shares a sector, so that no more than 32 bytes of results are held at once.
     constexpr int kPackVectors = kOutVectors == 1 ? 1 : 2;
     constexpr int kPackPer = kPackVectors * kOutPer;  // elements a pack
-    // Sums of 1-byte elements into 1-byte outputs go a word of four elements at a time where no
-    // lane's word holds a start (a warp vote, so that the warp takes one path); others an
-    // element at a time. (Into wider outputs, four dp4a a word and the word's sums set one by
-    // one ran 1 % slower: bench/NOTES.md §2, "1-byte sums in words".)
-    constexpr bool kByteSums = sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod;
     constexpr int kElementsAStep = kByteSums ? 4 : 1;
     const bool odd = lane & 1;
 #pragma unroll
