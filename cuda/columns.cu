@@ -80,7 +80,7 @@ template <tscan_dtype K> tscan_status launch_staged(const scan_args &a, const st
         }
     }
     if constexpr (sizeof(typename dtype_traits<K>::T) < 4) {
-        if (s.log_w > 0) {
+        if (s.load_words) {
             columns_staged_kernel<K, false, true><<<grid, kStagedThreads, 0, stream>>>(a, s);
             TSCAN_LAUNCH_CHECK("columns_staged_kernel");
             return TSCAN_SUCCESS;

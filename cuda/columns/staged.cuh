@@ -32,7 +32,7 @@ constexpr int kStagedBlocksPerSM = 4;
 // bytes), in 56-64 registers under the 64 of 4 blocks an SM (chunks of 6 spilled). Walked one
 // position at a time, ptxas wrote each load to shared memory two or three loads later, and the
 // thread waited on it (bench/NOTES.md §3.7, "The staged form"). A load is an element, or a word
-// of W elements (staged_args::log_w), so a tile holds up to 4 W lines a thread.
+// of W elements (staged_args::load_words), so a tile holds up to 4 W lines a thread.
 constexpr int kStagedGroups = 4;
 template <class L> constexpr int staged_chunk() { return sizeof(L) == 8 ? 2 : 4; }
 // A u row's elements in the tile: at least `elements`, a whole odd number of 32-bit words for
@@ -50,15 +50,15 @@ struct staged_args {
     int64_t in_v, out_u;  // the input's unit stride is u's, the output's v's stride is the line
     int64_t u_tiles, v_tiles, tiles;
     int log_tu, log_tv;
-    int log_w;  // a load's elements: 1, or a 32-bit word of 4 / size neighbouring u (a 1- or
-                // 2-byte input of one width whose u runs lie on the 4-byte grid)
-    int row;    // elements a u holds in shared memory: its Tv lines end to end (staged_row)
+    int row;  // elements a u holds in shared memory: its Tv lines end to end (staged_row)
+    bool load_words;   // a 1- or 2-byte input of one width whose u runs lie on the 4-byte grid:
+                       // a load is a 32-bit word of W = 4 / size neighbouring u
     bool store_words;  // a 1- or 2-byte output whose u runs start on the 4-byte grid: stored a
                        // 32-bit word of 4 / size elements a lane
 };
 
 // D is the output's dtype; Widen: a narrower input, converted on load. Words: each load a
-// 32-bit word of 4 / size elements (s.log_w), for 1- and 2-byte inputs of one width. Positions
+// 32-bit word of 4 / size elements (s.load_words), for 1- and 2-byte inputs of one width. Positions
 // in a line count in the output's memory order (m), so that a u's run of lines is contiguous in
 // shared memory as in the output; scan element k is m, or n - 1 - m where the output runs
 // backwards.
@@ -68,8 +68,9 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
     using T = typename Traits::T;
     using A = typename Traits::A;
     static_assert(!Words || (!Widen && sizeof(T) < 4), "words of 1- and 2-byte elements");
-    constexpr int kLogW = !Words ? 0 : sizeof(T) == 1 ? 2 : 1;  // s.log_w
-    constexpr int kW = 1 << kLogW;
+    constexpr int kWordElements = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;  // in 32 bits
+    constexpr int kW = Words ? kWordElements : 1;                          // a load's elements
+    constexpr int kLogW = kW == 4 ? 2 : kW == 2 ? 1 : 0;
     using L = std::conditional_t<Words, uint32_t, T>;  // what a load brings
     alignas(16) __shared__ T tile[kStagedTileBytes / sizeof(T)];  // (rows of whole words: staged_row)
     const scan_op<A> op{a.prod};
@@ -152,7 +153,6 @@ __global__ void __launch_bounds__(kStagedThreads, kStagedBlocksPerSM) columns_st
         // word in part goes element by element).
         const int run = tv_here * n;
         T *const out = reinterpret_cast<T *>(a.out) + tile_out;
-        constexpr int kWordElements = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
         const int per_lane = kWordElements > 1 && s.store_words ? kWordElements : 1;
         const int chunks = (run + 32 * per_lane - 1) / (32 * per_lane);
         for (int item = warp; item < tu_here * chunks; item += kStagedWarps) {
@@ -216,7 +216,7 @@ inline bool plan_staged(const scan_args &a, staged_args &s, int64_t out_bytes) {
     s.out_u = a.batch.out_strides[u];
     s.log_tu = log_tu;
     s.log_tv = log_tv;
-    s.log_w = log_w;
+    s.load_words = log_w > 0;
     s.row = (int)staged_row(a.n << log_tv, out_bytes);
     // A run of lines starts at the output's lowest address plus multiples of u's and the other
     // batch dimensions' strides and of a tile's Tv lines.

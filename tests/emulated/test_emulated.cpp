@@ -826,7 +826,7 @@ template <tscan_dtype D> struct emulated_staged_launch {
             }
         }
         if constexpr (sizeof(typename dtype_traits<K>::T) < 4) {
-            if (s.log_w > 0) {
+            if (s.load_words) {
                 tscan_emu::launch(2, kStagedThreads, columns_staged_kernel<K, false, true>, a, s);
                 return TSCAN_SUCCESS;
             }
@@ -877,7 +877,7 @@ void check_staged(const staged_case &c, std::mt19937_64 &rng) {
     cr_assert(plan_staged(a, s, (int64_t)out_size), "%s: not staged", text);
     const bool words = c.in == c.out && in_size < 4 && c.sizes[0] % (4 / (int64_t)in_size) == 0 &&
                        in_strides[1] % (4 / (int64_t)in_size) == 0 && in_strides[c.ndim - 1] % (4 / (int64_t)in_size) == 0;
-    cr_assert_eq(s.log_w > 0, words, "%s: words %d", text, s.log_w);
+    cr_assert_eq(s.load_words, words, "%s: words %d", text, (int)s.load_words);
     dispatch_dtype<emulated_staged_launch>(c.out, a, s);
     for (int64_t i = 0; i < (int64_t)out.size; ++i)
         cr_assert_eq(out.p[i], want.p[i], "%s: byte %lld (element %lld) is 0x%02x, the reference's 0x%02x", text,
