@@ -131,13 +131,14 @@ tscan_status plan(const tscan_problem *p, tscan_launch_plan *plan) {
 
 // What AUTO may know of the stream's way with p: whether either form takes its layout, whether
 // the lanes form scans its small elements as words, whether it reads its input lane-major, and
-// whether the segment form's tiles read their halos from a packed input.
+// whether the segment form reads a packed input as one flat run, its tiles their halos too.
 void outline(const tscan_problem *p, tscan_strategy_outline *o) {
     const stream_plan plan = plan_of(p);
     o->takes_layout = plan.takes;
     o->packs_small_elements = plan.takes && plan.lanes && plan.lanes_form.packed_size != 0;
     o->reads_along_lines = plan.takes && plan.lanes && plan.lanes_form.lane_major;
-    o->reads_halos = plan.takes && !plan.lanes && plan.segment_form.halo && !plan.segment_form.gather;
+    o->reads_flat = plan.takes && !plan.lanes && !plan.segment_form.gather;
+    o->reads_halos = o->reads_flat && plan.segment_form.halo;
 }
 
 }  // namespace

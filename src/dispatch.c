@@ -70,10 +70,10 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         /* One to four long lines. CUB's tuned sum (forward, unit strides, 4- and 8-byte types)
          * leads up to 2^20 elements of 4-byte types and 2^21 of 8-byte ones; lookback's line
          * chunks lead beyond, and always lead CUB's generic policy (products, decreasing,
-         * strided) and its converting iterator for packed half types. Lines that do not pack
-         * load single elements in lookback too, which leads CUB's iterator once the line is
-         * long enough to be bandwidth-bound (from 2^24 elements; shorter ones were not
-         * measured). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
+         * strided) and its converting iterator for packed half types. Small elements that
+         * lookback cannot pack take stream's flat vectors once the line is long enough to be
+         * bandwidth-bound (from 2^24 elements; shorter ones were not measured), as many lines do
+         * below. Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
          * resident at once, take lookback's one-wave path, a single round trip of look-back. */
         const int64_t wave_tiles = p->lines <= t->few_lines ? lookback->one_wave_tiles : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
@@ -81,8 +81,9 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
             const int64_t cub_below = p->elem_size == 8 ? t->cub_sum_below_8byte : t->cub_sum_below_4byte;
             const int cub_tuned = p->elem_size >= 4 && p->n < cub_below && p->op == TSCAN_OP_SUM && !p->reverse &&
                                   p->in_step == 1 && p->out_step == 1;
-            const int unpacked_short = small && !words && p->n < t->unpacked_lookback_from;
-            return (cub_tuned && !one_wave) || unpacked_short ? TSCAN_ALGO_CUB_DEVICE : TSCAN_ALGO_LOOKBACK;
+            const int unpacked = small && !words;
+            if ((cub_tuned && !one_wave) || (unpacked && p->n < t->unpacked_cub_below)) return TSCAN_ALGO_CUB_DEVICE;
+            return unpacked && stream->reads_flat ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
         }
         /* Many short lines. rows gives each line a power-of-two group of threads, each holding
          * rows.thread_items consecutive elements: a line of another length idles part of its
@@ -136,9 +137,13 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * (words of bytes) take longer: 1-byte lines keep the rule below. */
         const int many_lines = p->lines >= t->many_lines;
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
-         * idle, and lookback's single elements split them across blocks instead. */
-        if (small && !words)
-            return p->lines < sms && n_units > t->rows_max_units ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_ROWS;
+         * idle. Stream splits them across its flat tiles, reading the lines end to end as
+         * 16-byte vectors whatever their alignment, where lookback would load each element
+         * alone (unpacked lines, bench/NOTES.md §3.1, "Unpacked small lines"). */
+        if (small && !words) {
+            if (p->lines >= sms || n_units <= t->rows_max_units) return TSCAN_ALGO_ROWS;
+            return stream->reads_flat ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
+        }
         const int tiles_filled = lookback_tiles_filled(t, n_units, lookback->tile_bytes / (words ? 4 : p->elem_size));
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled)
             return TSCAN_ALGO_LOOKBACK;

@@ -9,7 +9,7 @@
 
 #define TSCAN_HOPPER_THRESHOLDS                                                                              \
     .few_lines = 4, .long_line_min = 16384, .cub_sum_below_4byte = INT64_C(1) << 20, .cub_sum_below_8byte = INT64_C(1) << 21, \
-    .unpacked_lookback_from = INT64_C(1) << 24, .one_wave_tiles_per_sm = 4, .rows_max_units = 8192,           \
+    .unpacked_cub_below = INT64_C(1) << 24, .one_wave_tiles_per_sm = 4, .rows_max_units = 8192,           \
     .rows_max_units_many_lines = 16384, .many_lines = 1024, .transposed_min_lines = 32, .transposed_min_n = 256,  \
     .transposed_columns_below_bytes = 16,                                                                   \
     .columns_max_n = 16, .columns_from_lines = 32768, .packed_lookback_below_lines = INT64_C(1) << 18,        \

@@ -188,7 +188,7 @@ typedef struct tscan_auto_policy {
     int64_t long_line_min;               /* a few lines this long are "long" */
     int64_t cub_sum_below_4byte;         /* CUB's tuned sum leads below this many 4-byte elements */
     int64_t cub_sum_below_8byte;         /* ... and 8-byte ones */
-    int64_t unpacked_lookback_from;      /* a few unpacked 1-2-byte lines: lookback from this length */
+    int64_t unpacked_cub_below;          /* a few unpacked 1-2-byte lines: CUB below this length, stream from it */
     int one_wave_tiles_per_sm;           /* one-wave tiles resident at once, per SM */
     int64_t rows_max_units;              /* rows take lines up to this */
     int64_t rows_max_units_many_lines;   /* ... and below this with many lines */
@@ -251,8 +251,10 @@ typedef struct tscan_strategy_outline {
     int64_t tile_bytes;       /* the data a tile moves, whatever its shape */
     int takes_layout;         /* stream: its plan would take p's layout (lines end to end, or lanes) */
     int reads_along_lines;    /* stream: its lanes form reads an input that runs along its lines */
-    int reads_halos;          /* stream: its segment form reads a packed input, each tile the head
-                                 of its first line itself (lines of up to 8 KB, not in place) */
+    int reads_flat;           /* stream: its segment form reads the lines end to end as one flat
+                                 run of 16-byte vectors (a packed input, not gathered line by line) */
+    int reads_halos;          /* stream: reads flat, each tile the head of its first line itself
+                                 (lines of up to 8 KB, not in place) */
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
     int whole_vector_ends;    /* rows: a thread at a line's end moves its vectors inside the line
                                  whole (its others element by element) */

@@ -249,15 +249,22 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
 }
 
 /* Rows give a line one block at most: fewer long lines of unpackable small elements than the
- * device has SMs go to lookback's single elements, which split each line across blocks; as many
- * lines as SMs, or short ones, stay with rows. The odd lengths keep the axis from packing. */
+ * device has SMs, packed end to end, go to stream's flat tiles, which split each line across
+ * blocks and load 16-byte vectors where lookback would load single elements (H200, bfloat16
+ * 15x16237291: stream 67, lookback 42); as many lines as SMs, or short ones, stay with rows.
+ * Padded lines, which stream would gather element by element, keep lookback; three lines
+ * long enough to be bandwidth-bound take stream, shorter ones CUB. The odd lengths keep the
+ * axis from packing. */
 Test(auto_dispatch, few_long_unpacked_lines_split_across_blocks) {
     const int64_t sms = tscan_planning_for_current_device().sm_count;
     const layout_case cases[] = {
-        {TSCAN_BFLOAT16, 2, {15, 16237291}, 1, 0, TSCAN_ALGO_LOOKBACK},
-        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_LOOKBACK},
+        {TSCAN_BFLOAT16, 2, {15, 16237291}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 1, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT8, 2, {sms, 1000003}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT16, 2, {15, 8191}, 1, 0, TSCAN_ALGO_ROWS},
+        {TSCAN_INT16, 2, {3, 20000001}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT16, 2, {3, 1000001}, 1, 0, TSCAN_ALGO_CUB_DEVICE},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
 }
