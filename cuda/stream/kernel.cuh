@@ -436,22 +436,24 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
         return v;
     };
 
-    // Sums of 1-byte elements into 1-byte outputs go a word of four elements at a time: pass 1
+    // Sums and products of 1-byte elements into 1-byte outputs go a word of four elements at a
+    // time (common.cuh: a result's low byte depends only on the terms' low bytes): pass 1
     // wherever it can, pass 2 where no lane's word holds a start (a warp vote, so that the warp
     // takes one path), an element at a time elsewhere. (Into wider outputs, four dp4a a word and
     // the word's sums set one by one ran 1 % slower: bench/NOTES.md §2, "1-byte sums in words".)
-    constexpr bool kByteSums = sizeof(TI) == 1 && sizeof(TO) == 1 && !Prod;
+    constexpr bool kByteWords = sizeof(TI) == 1 && sizeof(TO) == 1;
 
     // Pass 1: the chunk as a segment, then the warp's scan of them in logical order.
     // (Vectors past the tile's last one are empty: in a decreasing scan they come after the
     // partial tile's data, which is the stream's first tile and has successors.)
     segment<A> s = {starts != 0, op.neutral()};
-    if constexpr (kByteSums) {
-        // A sum of bytes starts from zero (exclusive or not): the segment is the sum of the
-        // chunk's bytes from its last start on, four bytes an instruction (dp4a); a 1-byte
-        // output keeps the low byte, which any byte's extension leaves alone.
+    if constexpr (kByteWords) {
+        // An integer sum starts from 0 and a product from 1, exclusive or not (start_value is
+        // neutral()): the segment is the total of the chunk's bytes from its last start on, a word
+        // at a time, the bytes before the start masked to that value; a 1-byte output keeps the
+        // low byte, which any byte's extension leaves alone.
         const int last = starts ? 63 - __clzll((long long)starts) : 0;
-        uint32_t sum = 0;
+        uint32_t total = op.neutral();
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i) {
             if (L0 + i < vectors) {
@@ -460,11 +462,12 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
                 for (int w = 0; w < 4; ++w) {
                     const int before_start = min(max(last - (i * 16 + w * 4), 0), 4);  // its bytes before the start
                     const unsigned keep = before_start == 4 ? 0u : ~0u << 8 * before_start;
-                    sum = byte_word_total(items.words[w] & keep, sum);
+                    total = Prod ? byte_word_product((items.words[w] & keep) | (0x01010101u & ~keep), total)
+                                 : byte_word_total(items.words[w] & keep, total);
                 }
             }
         }
-        s.value = sum;
+        s.value = total;
     } else {
 #pragma unroll
         for (int i = 0; i < kStreamVectors; ++i) {
@@ -574,7 +577,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
     // shares a sector, so that no more than 32 bytes of results are held at once.
     constexpr int kPackVectors = kOutVectors == 1 ? 1 : 2;
     constexpr int kPackPer = kPackVectors * kOutPer;  // elements a pack
-    constexpr int kElementsAStep = kByteSums ? 4 : 1;
+    constexpr int kElementsAStep = kByteWords ? 4 : 1;
     const bool odd = lane & 1;
 #pragma unroll
     for (int i = 0; i < kStreamVectors; ++i) {
@@ -590,10 +593,12 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
             item_pack<TO, kPackPer> result{};
 #pragma unroll
             for (int j0 = 0; j0 < kPackPer; j0 += kElementsAStep) {
-                // No lane's word of four holds a start: its running sums by dp4a, packed.
-                if constexpr (kByteSums) {
+                // No lane's word of four holds a start: its running values a word at a time, packed.
+                if constexpr (kByteWords) {
                     if (!__any_sync(kFullMask, (unsigned)(starts >> (i * kPer + p * kPackPer + j0)) & 0xfu)) {
-                        result.words[j0 / 4] = byte_word_scan(items.words[(p * kPackPer + j0) / 4], running, a.exclusive);
+                        const uint32_t word = items.words[(p * kPackPer + j0) / 4];
+                        result.words[j0 / 4] = Prod ? byte_word_product_scan(word, running, a.exclusive)
+                                                    : byte_word_scan(word, running, a.exclusive);
                         continue;
                     }
                 }
