@@ -10,8 +10,10 @@
 // Lines with |step| == 1 move as aligned 16-byte vectors: positions are counted from an
 // aligned "virtual" origin `head` elements before the line's first element, so every
 // thread's items start on a vector boundary of the output; elements outside the line are
-// masked. An input off the output's alignment (a padded row pitch) loads the vectors at its
-// own alignment, one more, and shifts the items out of them in registers. Other strides
+// masked. A 1-byte line's vectors that hold it in part load whole too where they lie in the
+// input (not in place) and store in aligned pieces. An input off the output's alignment (a
+// padded row pitch) loads the vectors at its own alignment, one more, and shifts the items out
+// of them in registers. Other strides
 // load (and store) element by element: the same code, every layout, just fewer bytes per
 // instruction.
 #include <cub/block/block_scan.cuh>
@@ -95,14 +97,15 @@ template <class T> struct row_line {
     }
 };
 
-// The bytes a realigned load may read outside its own line: the input's byte range [lo, end),
-// set only when no output byte lies in it (so nothing read there is being written), unit
-// steps run the same way on both sides, and some line's input is off its output's alignment.
-// Empty (lo == end) otherwise: aligned inputs load vectors of their own line, and the rest
-// element by element. words: a narrower input's items lie in whole aligned words of it
-// (narrow_words), which then load whole.
+// The bytes a vector load may read outside its own line: the input's byte range [lo, end), set
+// only when no output byte lies in it (so nothing read there is being written) and unit steps
+// run the same way on both sides; empty (lo == end) otherwise. realign: some line's input is
+// off its output's alignment, so every load realigns (fetch_realigned); else a 1-byte line's
+// vectors that hold it in part load whole inside the window. words: a narrower input's items
+// lie in whole aligned words of it (narrow_words), which then load whole.
 struct input_window {
     uintptr_t lo, end;
+    bool realign;
     bool words;
 };
 
@@ -172,7 +175,7 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
                                       int64_t p0, item_pack<T, ITEMS> &raw) {
     constexpr int vec = 16 / (int)sizeof(T);
     const int64_t k0 = p0 - l.head;
-    if (window.lo != window.end) {  // the same for every thread of the grid
+    if (window.realign) {  // the same for every thread of the grid
         if (fetch_realigned(a, window, l, k0, raw)) return;
     } else if (l.vec_in && whole(a, l, p0, ITEMS)) {
         const bool reversed = a.in_step < 0;
@@ -183,14 +186,17 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
         return;
     } else if (sizeof(T) == 1 && ITEMS > vec && l.vec_in) {
         // A thread of 1-byte items (two vectors) at the line's end: its vectors inside the line
-        // still load whole, and only those that hold the line in part go element by element
-        // (bench/NOTES.md §3.6).
+        // still load whole (bench/NOTES.md §3.6), and so do those that hold the line in part
+        // where they lie in the window (the caller masks the bytes of other lines); element by
+        // element elsewhere (near the input's ends, or in place).
         const bool reversed = a.in_step < 0;
         const uint4 *first = reinterpret_cast<const uint4 *>(reversed ? l.in - (k0 + vec - 1) : l.in + k0);
         const T *at = l.in + k0 * a.in_step;
 #pragma unroll
         for (int u = 0; u < ITEMS / vec; ++u, at += vec * a.in_step) {
-            if (whole(a, l, p0 + u * vec, vec)) {
+            const uintptr_t vector_at = reinterpret_cast<uintptr_t>(first + (reversed ? -u : u));
+            if (whole(a, l, p0 + u * vec, vec) ||
+                (in_part(a, k0 + u * vec, vec) && vector_at >= window.lo && vector_at + 16 <= window.end)) {
                 raw.set_vector(u, first[reversed ? -u : u], reversed);
             } else if (in_part(a, k0 + u * vec, vec)) {
 #pragma unroll
@@ -246,6 +252,35 @@ __device__ __forceinline__ void fetch(const scan_args &a, const input_window &wi
     }
 }
 
+// The scan-order items [lo, hi) of the vector whose first item is scan element k (vec of them)
+// that lie in the line.
+__device__ __forceinline__ void items_in_line(const scan_args &a, int64_t k, int vec, int &lo, int &hi) {
+    lo = (int)min(max(-k, (int64_t)0), (int64_t)vec);
+    hi = (int)min(max(a.n - k, (int64_t)0), (int64_t)vec);
+}
+
+// Stores bytes [s, e) of v (memory order) at base + s, base on the 16-byte grid and e - s < 16 (a
+// vector in part): aligned pieces of 1, 2, 4 and 8 bytes up to the next 16-byte boundary or e,
+// then down from 8 (at most 7 stores).
+__device__ __forceinline__ void store_bytes(char *base, uint4 v, unsigned s, unsigned e) {
+    const unsigned long long low = (unsigned long long)v.y << 32 | v.x, high = (unsigned long long)v.w << 32 | v.z;
+    const auto store_piece = [&](unsigned size) {
+        const unsigned long long bits = s < 8 ? low >> (8 * s) : high >> (8 * (s - 8));
+        char *const p = base + s;
+        if (size == 8) *reinterpret_cast<unsigned long long *>(p) = bits;
+        else if (size == 4) *reinterpret_cast<uint32_t *>(p) = (uint32_t)bits;
+        else if (size == 2) *reinterpret_cast<uint16_t *>(p) = (uint16_t)bits;
+        else *reinterpret_cast<uint8_t *>(p) = (uint8_t)bits;
+        s += size;
+    };
+#pragma unroll
+    for (unsigned size = 1; size <= 8; size *= 2)
+        if ((s & size) && s + size <= e) store_piece(size);
+#pragma unroll
+    for (unsigned size = 8; size >= 1; size /= 2)
+        if (s + size <= e) store_piece(size);
+}
+
 // Writes the thread's items at virtual positions [p0, p0 + ITEMS), skipping positions outside
 // the line.
 template <class T, int ITEMS>
@@ -268,10 +303,11 @@ __device__ __forceinline__ void put(const scan_args &a, const row_line<T> &l, in
         for (int u = 0; u < ITEMS / vec; ++u, at += vec * a.out_step) {
             if (whole(a, l, p0 + u * vec, vec)) {
                 first[reversed ? -u : u] = raw.vector(u, reversed);
-            } else if (in_part(a, k0 + u * vec, vec)) {
-#pragma unroll
-                for (int j = 0; j < vec; ++j)
-                    if (holds(a, k0 + u * vec + j)) at[j * a.out_step] = raw.get(u * vec + j);
+            } else if (in_part(a, k0 + u * vec, vec)) {  // the line's bytes of the vector, in aligned pieces
+                int lo, hi;
+                items_in_line(a, k0 + u * vec, vec, lo, hi);
+                store_bytes(reinterpret_cast<char *>(first + (reversed ? -u : u)), raw.vector(u, reversed),
+                            reversed ? vec - hi : lo, reversed ? vec - lo : hi);
             }
         }
         return;
@@ -386,14 +422,21 @@ __global__ void __launch_bounds__(
                 // constant in each of two inlined copies.
                 const auto byte_words = [&](auto prod) {
                     constexpr bool kProd = decltype(prod)::value;
-                    if (!all_inside) {  // a vector outside the line at once, one in part element by element
+                    if (!all_inside) {  // a vector outside the line at once, one in part word by word
                         const int64_t k0 = p0 - line.head;
 #pragma unroll
                         for (int u = 0; u < ITEMS / vec; ++u) {
                             if (in_part(a, k0 + u * vec, vec)) {
+                                int lo, hi;
+                                items_in_line(a, k0 + u * vec, vec, lo, hi);
 #pragma unroll
-                                for (int j = 0; j < vec; ++j)
-                                    if (!holds(a, k0 + u * vec + j)) current.set(u * vec + j, T(kProd));
+                                for (int w = 0; w < 4; ++w) {  // bytes [below, above) of word w lie in the line
+                                    const int below = min(max(lo - 4 * w, 0), 4), above = min(max(hi - 4 * w, 0), 4);
+                                    const uint32_t keep = (below >= 4 ? 0u : ~0u << 8 * below) &
+                                                          (above >= 4 ? ~0u : ~(~0u << 8 * above));
+                                    uint32_t &word = current.words[4 * u + w];
+                                    word = kProd ? (word & keep) | (0x01010101u & ~keep) : word & keep;
+                                }
                             } else if (!holds(a, k0 + u * vec)) {
 #pragma unroll
                                 for (int w = 0; w < 4; ++w) current.words[4 * u + w] = kProd ? 0x01010101u : 0u;
@@ -488,19 +531,20 @@ template <tscan_dtype D> struct rows_launcher {
         return vector_head(a.out, a.out_step, elem_size, geometry::vec);
     }
 
-    // The input_window of a: empty unless realigned loads are both needed and safe.
-    static input_window realign_window(const scan_args &a, size_t elem_size) {
+    // The input_window of a: empty unless vector loads past a line's ends are safe, realigning
+    // where some line's input and output do not share their alignment (realigned loads are
+    // then needed everywhere; without a window they go element by element).
+    static input_window load_window(const scan_args &a, size_t elem_size) {
         if (a.widens || a.in_step != a.out_step || (a.in_step != 1 && a.in_step != -1)) return {};
-        // every line's input and output share their alignment: the plain vector path
-        bool aligned = vector_head(a.in, a.in_step, elem_size, geometry::vec) ==
-                       vector_head(a.out, a.out_step, elem_size, geometry::vec);
-        for (int d = 0; d < a.batch.ndim; ++d)
-            aligned = aligned && (a.batch.in_strides[d] - a.batch.out_strides[d]) % geometry::vec == 0;
-        if (aligned) return {};
         input_window in{}, out{};
         tensor_byte_range(a, input_side(a), elem_size, in.lo, in.end);
         tensor_byte_range(a, output_side(a), elem_size, out.lo, out.end);
         if (in.lo < out.end && out.lo < in.end) return {};
+        bool aligned = vector_head(a.in, a.in_step, elem_size, geometry::vec) ==
+                       vector_head(a.out, a.out_step, elem_size, geometry::vec);
+        for (int d = 0; d < a.batch.ndim; ++d)
+            aligned = aligned && (a.batch.in_strides[d] - a.batch.out_strides[d]) % geometry::vec == 0;
+        in.realign = !aligned;
         return in;
     }
 
@@ -525,7 +569,7 @@ template <tscan_dtype D> struct rows_launcher {
 
     static tscan_status run(const tscan_problem *p, int sms, cudaStream_t stream) {
         const scan_args a = make_scan_args(p);
-        const input_window window = realign_window(a, p->out_elem_size);
+        const input_window window = load_window(a, p->out_elem_size);
         const int64_t span = a.n + head_slack(a, p->out_elem_size);
         // 1-byte lines read with a step other than +-1 keep a vector's items a thread: they load
         // element by element, a lane's items a step apart, so a warp's load spans 32 * items *

@@ -118,8 +118,9 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
             line_bytes >= t->columns_short_line_min_bytes)
             return TSCAN_ALGO_COLUMNS;
         /* Lines end to end whose starts move on the 16-byte grid from line to line cost rows
-         * partial vectors at both ends, element by element; stream reads them as one flat run
-         * (an input with gaps between its lines it gathers, and there rows lead). */
+         * partial vectors at both ends (2-byte and wider ones element by element); stream reads
+         * them as one flat run (an input with gaps between its lines it gathers, and there rows
+         * lead). */
         const int64_t last = p->batch_ndim > 0 ? p->batch_ndim - 1 : 0;
         const int off_grid = p->batch_ndim > 0 && p->in_step == 1 && p->in_batch_strides[last] == p->n &&
                              line_bytes % 16 != 0;
