@@ -507,6 +507,18 @@ __device__ __forceinline__ uint32_t byte_word_product_scan(uint32_t word, uint32
     acc = p3;
     return __byte_perm(lo, hi, 0x5410);
 }
+// Either operator on a word (prod: products), for kernels that choose it where they call: its
+// total into acc, its running values from acc, and the word with its bytes outside keep set to
+// the operator's neutral byte (0 or 1), which leaves totals and running values alone.
+__device__ __forceinline__ uint32_t byte_word_reduce(uint32_t word, uint32_t acc, bool prod) {
+    return prod ? byte_word_product(word, acc) : byte_word_total(word, acc);
+}
+__device__ __forceinline__ uint32_t byte_word_rescan(uint32_t word, uint32_t &acc, bool exclusive, bool prod) {
+    return prod ? byte_word_product_scan(word, acc, exclusive) : byte_word_scan(word, acc, exclusive);
+}
+__device__ __forceinline__ uint32_t byte_word_masked(uint32_t word, uint32_t keep, bool prod) {
+    return prod ? (word & keep) | (0x01010101u & ~keep) : word & keep;
+}
 // Four lines a word (byte j is line j): lines 0 and 2, or 1 and 3, each in a 16-bit lane, so
 // that one 32-bit add adds two lines. A lane carries into the next only past 256 adds.
 __device__ __forceinline__ uint32_t even_bytes(uint32_t word) { return __byte_perm(word, 0, 0x4240); }

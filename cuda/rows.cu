@@ -434,24 +434,22 @@ __global__ void __launch_bounds__(
                                     const int below = min(max(lo - 4 * w, 0), 4), above = min(max(hi - 4 * w, 0), 4);
                                     const uint32_t keep = (below >= 4 ? 0u : ~0u << 8 * below) &
                                                           (above >= 4 ? ~0u : ~(~0u << 8 * above));
-                                    uint32_t &word = current.words[4 * u + w];
-                                    word = kProd ? (word & keep) | (0x01010101u & ~keep) : word & keep;
+                                    current.words[4 * u + w] = byte_word_masked(current.words[4 * u + w], keep, kProd);
                                 }
                             } else if (!holds(a, k0 + u * vec)) {
 #pragma unroll
-                                for (int w = 0; w < 4; ++w) current.words[4 * u + w] = kProd ? 0x01010101u : 0u;
+                                for (int w = 0; w < 4; ++w) current.words[4 * u + w] = byte_word_masked(0u, 0u, kProd);
                             }
                         }
                     }
                     uint32_t total = kProd;
 #pragma unroll
                     for (int w = 0; w < ITEMS / 4; ++w)
-                        total = kProd ? byte_word_product(current.words[w], total) : byte_word_total(current.words[w], total);
+                        total = byte_word_reduce(current.words[w], total, kProd);
                     uint32_t running = scan.exclusive(total);
 #pragma unroll
                     for (int w = 0; w < ITEMS / 4; ++w)
-                        current.words[w] = kProd ? byte_word_product_scan(current.words[w], running, a.exclusive)
-                                                 : byte_word_scan(current.words[w], running, a.exclusive);
+                        current.words[w] = byte_word_rescan(current.words[w], running, a.exclusive, kProd);
                 };
                 if (a.prod) byte_words(std::true_type{});
                 else byte_words(std::false_type{});

@@ -298,7 +298,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                 total[0] = item_op.prod;
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    total[0] = item_op.prod ? byte_word_product(slots[r], total[0]) : byte_word_total(slots[r], total[0]);
+                    total[0] = byte_word_reduce(slots[r], total[0], item_op.prod);
             } else if constexpr (kByteWords) {
                 if (item_op.prod) {
                     reduce_elements();
@@ -392,8 +392,7 @@ __global__ void __launch_bounds__(block_threads<typename dtype_traits<D>::T, V>(
                     }
                 };
                 if constexpr (kByteWords && kTransposed) {
-                    out = item_op.prod ? byte_word_product_scan(in, running[0], a.exclusive)
-                                       : byte_word_scan(in, running[0], a.exclusive);
+                    out = byte_word_rescan(in, running[0], a.exclusive, item_op.prod);
                 } else if constexpr (kByteWords) {
                     if (item_op.prod) {
                         scan_elements();

@@ -462,8 +462,7 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
                 for (int w = 0; w < 4; ++w) {
                     const int before_start = min(max(last - (i * 16 + w * 4), 0), 4);  // its bytes before the start
                     const unsigned keep = before_start == 4 ? 0u : ~0u << 8 * before_start;
-                    total = Prod ? byte_word_product((items.words[w] & keep) | (0x01010101u & ~keep), total)
-                                 : byte_word_total(items.words[w] & keep, total);
+                    total = byte_word_reduce(byte_word_masked(items.words[w], keep, Prod), total, Prod);
                 }
             }
         }
@@ -596,9 +595,8 @@ __global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm) stream_ker
                 // No lane's word of four holds a start: its running values a word at a time, packed.
                 if constexpr (kByteWords) {
                     if (!__any_sync(kFullMask, (unsigned)(starts >> (i * kPer + p * kPackPer + j0)) & 0xfu)) {
-                        const uint32_t word = items.words[(p * kPackPer + j0) / 4];
-                        result.words[j0 / 4] = Prod ? byte_word_product_scan(word, running, a.exclusive)
-                                                    : byte_word_scan(word, running, a.exclusive);
+                        result.words[j0 / 4] =
+                            byte_word_rescan(items.words[(p * kPackPer + j0) / 4], running, a.exclusive, Prod);
                         continue;
                     }
                 }
