@@ -40,6 +40,14 @@
 // is cleared on its stream by a kernel that the scan kernel's launch overlaps
 // (clear_workspace).
 //
+// On sm_90 and later, line chunks of 4- and 8-byte elements whose lines lie on one grid of
+// 16-byte vectors in both tensors (any line length and start) take bulk_lookback_kernel
+// instead: tiles come into a ring of three shared-memory buffers by bulk copies, and a warp
+// reduces each as it lands, another looks back and claims, eight scan and store. A tile's
+// bytes are then in flight a buffer ahead at no register cost, and no aggregate waits on a
+// scan (the tile kernel's loads fly only while it stages a tile: bench/NOTES.md §2, "Bulk
+// copies into a ring of buffers").
+//
 // Small problems whose axis packs in 16-byte vectors, and whose tiles of 16 KB all fit on the
 // device at once, take a shorter path instead (one_wave_kernel): a block a tile, no shared-
 // memory transpose, and a look-back that reads all of a line's earlier aggregates in one round
@@ -48,8 +56,11 @@
 // The pieces, one job a file under cuda/lookback/: geometry.cuh (tiles, blocks, claim order),
 // status.cuh (the status-word protocol), plan.cuh (a problem's plan, layout and workspace),
 // walk.cuh (the look-back walks), launch.cuh (the clear and the overlapped launch),
-// tile_kernel.cuh (the persistent kernel), one_wave.cuh (the one-wave kernel). This file is the
-// strategy: its plan (which of those kernels, its grid and workspace) and its launch.
+// tile_kernel.cuh (the persistent kernel), bulk_kernel.cuh (the bulk line-chunk kernel) and
+// async_copy.cuh (its mbarriers, bulk copies and named barriers), one_wave.cuh (the one-wave
+// kernel). This file is the strategy: its plan (which of those kernels, its grid and
+// workspace) and its launch.
+#include "lookback/bulk_kernel.cuh"
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
 
@@ -62,7 +73,7 @@ struct lookback_call {
     tscan_status (*run)(const lookback_call &, void *workspace, cudaStream_t stream);
     scan_args a;
     int64_t out_word_line_step;  // tile path
-    tile_layout L;               // tile path
+    tile_layout L;               // tile and bulk paths
     int64_t wave_chunks;         // one-wave path
     int64_t clear_words;         // the workspace's words cleared first
     unsigned grid;
@@ -87,8 +98,12 @@ template <tscan_dtype D> struct lookback_planner {
         const lookback_plan plan = make_plan<T>(p);
         one_wave_plan wave;
         const bool wave_layout = make_one_wave_plan<T>(p, &wave);
+        bulk_plan bulk;
+        const bool bulk_layout = make_bulk_plan<T>(p, &bulk);
         *bytes = (size_t)tile_workspace_words(make_layout<T, A>(plan)) * sizeof(unsigned long long);
         if (wave_layout) *bytes = std::max(*bytes, (size_t)one_wave_words<A>(wave) * sizeof(unsigned long long));
+        if (bulk_layout)
+            *bytes = std::max(*bytes, (size_t)tile_workspace_words(make_bulk_layout<T, A>(bulk)) * sizeof(unsigned long long));
         if (!tscan_device_present()) return TSCAN_SUCCESS;  // a query, with no device to fit: yes
         const tscan_device_info *dev;
         tscan_status s = tscan_current_device_info(&dev);
@@ -100,7 +115,53 @@ template <tscan_dtype D> struct lookback_planner {
                                        : plan_one_wave<false>(wave, dev, call, &fits);
             if (s != TSCAN_SUCCESS || fits) return s;
         }
+        if (bulk_layout && dev->cc >= 90) {
+            bool planned = false;
+            s = p->op == TSCAN_OP_PROD ? plan_bulk<true>(bulk, dev, call, &planned)
+                                       : plan_bulk<false>(bulk, dev, call, &planned);
+            if (s != TSCAN_SUCCESS || planned) return s;
+        }
         return with_tile_kernel<K>(plan, tile_planner{plan, dev, call});
+    }
+
+    // Bulk line chunks (sm_90 and later): as many blocks as can be resident, as for the tile
+    // kernel. *planned stays false where a block's buffers do not fit the device, or where the
+    // blocks would get fewer than bulk_min_tiles_per_block tiles each: a block's ring fills
+    // once, its first tiles claimed, copied, reduced, looked back and scanned one after another,
+    // and over a few tiles that costs more than it saves (H200: float64 2^22 elements, 3.9
+    // tiles a block, 12.7 % slower than the tile kernel; 15.5 a block, 1.4-3.5 % faster:
+    // bench/NOTES.md §2). The tile kernel runs instead.
+    template <bool Prod>
+    static tscan_status plan_bulk(const bulk_plan &bulk, const tscan_device_info *dev, lookback_call *call,
+                                  bool *planned) {
+        if constexpr (!bulk_takes<T>(Prod)) {
+            (void)bulk, (void)dev, (void)call, (void)planned;
+            return TSCAN_SUCCESS;
+        } else {
+            constexpr auto kernel = bulk_lookback_kernel<K, Prod>;
+            kernel_fit fit;
+            const tscan_status s = fit_on<kernel>(dev, kBulkThreads, kBulkSmemBytes, &fit);
+            if (s != TSCAN_SUCCESS) return s;
+            const int64_t resident = (int64_t)fit.per_sm * dev->sm_count;
+            const tile_layout L = make_bulk_layout<T, A>(bulk);
+            *planned = fit.per_sm >= 1 && L.tiles >= kernel_policy::bulk_min_tiles_per_block * resident;
+            if (!*planned) return TSCAN_SUCCESS;
+            call->a = bulk.a;
+            call->L = L;
+            call->grid = (unsigned)(call->L.tiles < resident ? call->L.tiles : resident);
+            call->L.band = claim_band(call->L.groups, resident);
+            call->threads = kBulkThreads;
+            call->smem = kBulkSmemBytes;
+            call->clear_words = tile_workspace_words(call->L);
+            call->run = &launch_bulk<kernel>;
+            return TSCAN_SUCCESS;
+        }
+    }
+
+    template <auto Kernel> static tscan_status launch_bulk(const lookback_call &call, void *workspace, cudaStream_t stream) {
+        const tile_status<A> st = statuses_in(workspace);
+        return launch_after_clear(Kernel, call.grid, call.threads, call.smem, stream, st.counter, call.clear_words,
+                                  call.sms, call.a, call.L, st);
     }
 
     // with_tile_kernel's callback: plans the kernel it picks.
@@ -139,11 +200,14 @@ template <tscan_dtype D> struct lookback_planner {
         return TSCAN_SUCCESS;
     }
 
+    // The tile and bulk kernels' workspace: the claim counter in its sector, then the statuses.
+    static tile_status<A> statuses_in(void *workspace) {
+        unsigned long long *const counter = static_cast<unsigned long long *>(workspace);
+        return {counter, counter + kSectorWords};
+    }
+
     template <auto Kernel> static tscan_status launch_tiles(const lookback_call &call, void *workspace, cudaStream_t stream) {
-        char *base = static_cast<char *>(workspace);
-        tile_status<A> st;
-        st.counter = reinterpret_cast<unsigned long long *>(base);
-        st.words = st.counter + kSectorWords;
+        const tile_status<A> st = statuses_in(workspace);
         return launch_after_clear(Kernel, call.grid, call.threads, call.smem, stream, st.counter, call.clear_words,
                                   call.sms, call.a, call.out_word_line_step, call.L, st);
     }

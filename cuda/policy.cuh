@@ -29,6 +29,13 @@ struct sm90_policy {
     static constexpr int one_wave_threads = 256;
     static constexpr int one_wave_vectors = 4;                 // 16-byte vectors a thread
     static constexpr int one_wave_reads = 4;                   // predecessor statuses a thread reads
+    // lookback's bulk line chunks (cuda/lookback/bulk_kernel.cuh): a ring of tile buffers a block,
+    // filled by bulk copies; an H200 needs about 40 % more bytes in flight than an H100
+    static constexpr int bulk_tile_bytes = 32768;               // a tile, as the tile kernel's
+    static constexpr int bulk_stages = 3;                       // tile buffers a block
+    static constexpr int bulk_pieces = 4;                       // bulk copies a tile, each on its own mbarrier
+    static constexpr int bulk_blocks_per_sm = 2;                // 2 x 3 x 32 KB of buffers an SM
+    static constexpr int bulk_min_tiles_per_block = 8;          // fewer: the ring's fill outweighs it (tile kernel)
     // stream (cuda/stream/)
     static constexpr int stream_threads = 256;
     static constexpr int stream_vectors = 4;                   // 16-byte input vectors a thread: 16 KB tiles

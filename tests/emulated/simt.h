@@ -1,8 +1,9 @@
 // simt.h - just enough of CUDA's execution model on CPU threads to run a kernel's own source
 // on a machine without a GPU: a block is blockDim.x std::threads, __syncthreads a barrier of
 // all of them, warp shuffles and ballots an exchange through a per-warp buffer between two
-// barriers of its 32 threads. Blocks run one after another, so __shared__ variables are
-// function statics. What it cannot show: timing, memory ordering between blocks that run at
+// barriers of its 32 threads, mbarriers and named barriers counters under the block's lock
+// (a bulk copy a memcpy, complete at once). Blocks run one after another, so __shared__
+// variables are function statics. What it cannot show: timing, memory ordering between blocks that run at
 // once, and anything of the hardware's scheduling (the GPU suites cover those).
 #pragma once
 
@@ -12,7 +13,9 @@
 #include <barrier>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -23,6 +26,18 @@ struct warp_state {
     unsigned char slot[32][16];
 };
 
+// An mbarrier: arrivals still expected this phase, bytes still to come (expect_tx adds them,
+// a bulk copy's completion takes them away), and the phases completed.
+struct mbarrier_state {
+    unsigned expected = 0, pending = 0;
+    int64_t tx = 0;
+    unsigned phase = 0;
+};
+// A named barrier: arrivals so far, and the times it has completed.
+struct named_state {
+    unsigned arrived = 0, generation = 0;
+};
+
 struct block_state {
     explicit block_state(unsigned threads) : bar(threads), warps(threads / 32) {
         for (auto &w : warps) w = std::make_unique<warp_state>();
@@ -30,6 +45,9 @@ struct block_state {
     std::barrier<> bar;
     std::atomic<int> any{0};  // __syncthreads_or's count
     std::vector<std::unique_ptr<warp_state>> warps;
+    std::mutex sync;  // guards the mbarriers and named barriers
+    std::map<const void *, mbarrier_state> mbarriers;
+    named_state named[16];
 };
 
 struct thread_ctx {
@@ -51,6 +69,53 @@ template <class T> T exchange(T v, int src) {
     if (src >= 0 && src < 32) std::memcpy(&r, w.slot[src], sizeof(T));
     w.bar.arrive_and_wait();
     return r;
+}
+
+// mbarriers and named barriers (cuda/lookback/async_copy.cuh's host side). A waiting thread
+// yields rather than blocks: the block's other threads must run for it to be released.
+inline void mbarrier_init(const void *bar, unsigned count) {
+    std::lock_guard<std::mutex> lock(ctx.block->sync);
+    ctx.block->mbarriers[bar] = {count, count, 0, 0};
+}
+inline void mbarrier_settle(mbarrier_state &m) {
+    if (m.pending == 0 && m.tx == 0) ++m.phase, m.pending = m.expected;
+}
+inline void mbarrier_arrive(const void *bar, uint32_t expect_bytes) {
+    std::lock_guard<std::mutex> lock(ctx.block->sync);
+    mbarrier_state &m = ctx.block->mbarriers.at(bar);
+    m.tx += expect_bytes;
+    --m.pending;
+    mbarrier_settle(m);
+}
+inline void mbarrier_complete_tx(const void *bar, uint32_t bytes) {
+    std::lock_guard<std::mutex> lock(ctx.block->sync);
+    mbarrier_state &m = ctx.block->mbarriers.at(bar);
+    m.tx -= bytes;
+    mbarrier_settle(m);
+}
+inline bool mbarrier_done(const void *bar, unsigned parity) {
+    bool done;
+    {
+        std::lock_guard<std::mutex> lock(ctx.block->sync);
+        done = (ctx.block->mbarriers.at(bar).phase & 1) != parity;
+    }
+    if (!done) std::this_thread::yield();
+    return done;
+}
+inline void named_barrier(int id, unsigned count, bool wait) {
+    std::unique_lock<std::mutex> lock(ctx.block->sync);
+    named_state &n = ctx.block->named[id];
+    const unsigned generation = n.generation;
+    if (++n.arrived == count) {
+        n.arrived = 0, ++n.generation;
+        return;
+    }
+    if (!wait) return;
+    while (n.generation == generation) {
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+    }
 }
 
 // Runs kernel(args...) on a grid of `grid` blocks of `threads` threads, block after block.

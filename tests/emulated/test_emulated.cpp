@@ -1,7 +1,8 @@
 // Kernels' own source compiled for the host and run on CPU threads (simt.h), against
 // tscan_scan_reference: lookback's tile kernel (cuda/lookback/tile_kernel.cuh: line chunks and
-// column blocks, packed or not, off the grid, widened, transposed stores) and one-wave kernel
-// (cuda/lookback/one_wave.cuh), the stream
+// column blocks, packed or not, off the grid, widened, transposed stores), bulk line-chunk
+// kernel (cuda/lookback/bulk_kernel.cuh: its mbarriers, named barriers and bulk copies as
+// simt.h's) and one-wave kernel (cuda/lookback/one_wave.cuh), the stream
 // kernels (cuda/stream/), columns' realigned and widening kernels (cuda/columns/kernel.cuh) and
 // its staged form (cuda/columns/staged.cuh), the copies of broadcast lines
 // (cuda/replicate/kernel.cuh), the gather of permuted inputs (cuda/gather/kernel.cuh);
@@ -18,6 +19,7 @@
 #include "columns/kernel.cuh"
 #include "columns/staged.cuh"
 #include "gather/kernel.cuh"
+#include "lookback/bulk_kernel.cuh"
 #include "lookback/one_wave.cuh"
 #include "lookback/tile_kernel.cuh"
 #include "replicate/kernel.cuh"
@@ -615,6 +617,23 @@ template <tscan_dtype D> tscan_status run_emulated_tiles(const tscan_problem *p,
     return with_tile_kernel<K>(plan, emulated_tile_launch<K>{plan, L, words.data()});
 }
 
+// Lookback's bulk line-chunk kernel as launch_bulk runs it: two blocks, the first of which claims
+// every tile, in the bands of an H200's 264 resident blocks.
+template <tscan_dtype D> tscan_status run_emulated_bulk(const tscan_problem *p) {
+    constexpr tscan_dtype K = kernel_dtype(D);
+    using T = typename dtype_traits<K>::T;
+    using A = typename dtype_traits<K>::A;
+    bulk_plan bulk;
+    if (!make_bulk_plan<T>(p, &bulk)) return TSCAN_ERROR_NOT_SUPPORTED;
+    tile_layout L = make_bulk_layout<T, A>(bulk);
+    L.band = claim_band(L.groups, 264);
+    std::vector<unsigned long long> words((size_t)tile_workspace_words(L), 0);
+    const tile_status<A> st{words.data(), words.data() + kSectorWords};
+    if (p->op == TSCAN_OP_PROD) tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, true>, bulk.a, L, st);
+    else tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, false>, bulk.a, L, st);
+    return TSCAN_SUCCESS;
+}
+
 // A (d0, d1) tensor scanned along `axis` by the tile kernel: input rows `pitch` elements apart
 // (-1: d1), `offset` elements in, or stored transposed (input strides (1, d0)); output packed.
 struct tile_case {
@@ -625,6 +644,7 @@ struct tile_case {
     int64_t offset = 0;
     bool transposed = false;
     int v = 0;  // the plan's elements a slot (lookback_plan::v) that the case is there to reach; 0: any
+    bool bulk = false;  // run the bulk line-chunk kernel (bulk_lookback_kernel) instead
     // The form, which check_every_form sets.
     tscan_op op = TSCAN_OP_SUM;
     tscan_direction direction = TSCAN_INCREASING;
@@ -651,7 +671,14 @@ void check_tiles(const tile_case &c, std::mt19937_64 &rng) {
     tscan_problem_init(&p, &desc, &tin, &tout);
     tscan_status s = TSCAN_ERROR_INTERNAL;
     int v = 0;
-    switch (c.out) {  // the kernels this suite compiles: 4-byte floats and integers, bytes, 2-byte integers, 8-byte floats
+    if (c.bulk) {
+        switch (c.out) {  // the bulk kernels this suite compiles
+        case TSCAN_FLOAT32: s = run_emulated_bulk<TSCAN_FLOAT32>(&p); break;
+        case TSCAN_INT32: s = run_emulated_bulk<TSCAN_INT32>(&p); break;
+        case TSCAN_FLOAT64: s = run_emulated_bulk<TSCAN_FLOAT64>(&p); break;
+        default: cr_assert_fail("no emulated bulk kernel for %s", tscan_dtype_name(c.out));
+        }
+    } else switch (c.out) {  // the kernels this suite compiles: 4-byte floats and integers, bytes, 2-byte integers, 8-byte floats
     case TSCAN_FLOAT32: s = run_emulated_tiles<TSCAN_FLOAT32>(&p, &v); break;
     case TSCAN_INT32: s = run_emulated_tiles<TSCAN_INT32>(&p, &v); break;
     case TSCAN_UINT8: s = run_emulated_tiles<TSCAN_UINT8>(&p, &v); break;
@@ -700,6 +727,22 @@ Test(emulated_lookback, line_chunks) {
         {TSCAN_FLOAT32, TSCAN_FLOAT64, 1, 3 * 4096 + 3, 1},
         {TSCAN_INT16, TSCAN_INT32, 2, 3 * 8192 + 76, 1, 3 * 8192 + 80},  // lines of whole words
     };
+    check_every_form(cases, rng);
+}
+// Bulk tiles are 2048 vectors of 16 bytes: 8192 4-byte elements, 4096 8-byte ones. Odd line
+// lengths start each line elsewhere in its vectors (its first and last may hold it in part, and
+// a line may end on an empty tile); padded rows keep both tensors' lines on one grid.
+Test(emulated_lookback, bulk_line_chunks) {
+    std::mt19937_64 rng(43);
+    tile_case cases[] = {
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 1, 3 * 8192 + 1001, 1},
+        {TSCAN_FLOAT32, TSCAN_FLOAT32, 3, 2 * 8192 + 5, 1},  // heads 0, 1 and 2 (3 decreasing)
+        {TSCAN_INT32, TSCAN_INT32, 2, 2 * 8192 + 3, 1, 2 * 8192 + 7},  // padded: the same head in both tensors
+        {TSCAN_INT32, TSCAN_INT32, 7, 6, 1},  // lines within a vector or two
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 2, 3 * 4096 + 3, 1},
+        {TSCAN_FLOAT64, TSCAN_FLOAT64, 1, 2 * 4096, 1},  // a third tile for a head of 1: empty
+    };
+    for (tile_case &c : cases) c.bulk = true;
     check_every_form(cases, rng);
 }
 Test(emulated_lookback, column_blocks) {
