@@ -348,6 +348,45 @@ Test(gpu_chains, banded_chains) {
     run_shapes(banded_chains, sizeof banded_chains / sizeof banded_chains[0], "banded chains", 11, -1);
 }
 
+/* Lookback's bulk line chunks (sm_90 and later: cuda/lookback/bulk_kernel.cuh) take a problem only
+ * where its tiles of 32 KB are at least 8 a resident block (2112 on a 132-SM GPU, 66 MiB), which
+ * the shapes above never reach: one line of 2^24 + 2^23 + 3 elements (its last vector in part)
+ * and 280 lines of 65537, whose starts fall everywhere in their 16-byte vectors (a line's first
+ * and last vectors in part, its last tile nearly empty), packed and aligned, in the 4- and 8-byte
+ * dtypes (64-bit integer products go to the tile kernel), two of the eight op x direction x
+ * exclusive combinations a case, rotating; lookback and AUTO only (the shapes are large for the
+ * host's reference). Not under memcheck. */
+static const gu_shape bulk_shapes[] = {{1, {(INT64_C(1) << 24) + (INT64_C(1) << 23) + 3}, 0}, {2, {280, 65537}, 1}};
+Test(gpu_chains, bulk_line_chunks) {
+    static const tscan_dtype dtypes[] = {TSCAN_FLOAT32, TSCAN_INT32, TSCAN_FLOAT64, TSCAN_INT64};
+    static const tscan_algo algos[] = {TSCAN_ALGO_LOOKBACK, TSCAN_ALGO_AUTO};
+    GU_REQUIRE_DEVICE();
+    gu_arena a = {0};
+    gu_tally t;
+    memset(&t, 0, sizeof t);
+    for (size_t s = 0; s < sizeof bulk_shapes / sizeof bulk_shapes[0]; ++s)
+        for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
+            for (unsigned combo = 0; combo < 8; ++combo) {
+                if ((combo + (unsigned)d + (unsigned)s) % 4 != 0) continue;
+                tu_case c = gu_case(dtypes[d], &bulk_shapes[s], combo, TU_LAYOUT_PACKED, TU_DATA_RANDOM,
+                                    tu_seed("bulk line chunks", s * 1000 + d * 10 + combo));
+                c.aligned = 1;
+                choose_data(&c, combo + (unsigned)d);
+                tu_layout l;
+                tu_layout_make(&l, &c);
+                prepare_shape_case(&l);
+                unsigned char *expected = tu_layout_expected(&l);
+                for (size_t i = 0; i < sizeof algos / sizeof algos[0]; ++i) {
+                    char msg[1024];
+                    gu_tally_add(&t, algos[i], gu_run(&a, &l, expected, algos[i], (cudaStream_t)0, msg, sizeof msg), msg);
+                }
+                free(expected);
+                tu_layout_free(&l);
+            }
+    gu_arena_free(&a);
+    gu_tally_assert(&t, "bulk line chunks");
+}
+
 /* ---- wider outputs: every allowed pair of two types ------------------------------------------------ */
 
 /* One wider-output case (input `in` into `out`) of a shape, AUTO and every strategy against the
