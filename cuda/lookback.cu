@@ -40,8 +40,8 @@
 // is cleared on its stream by a kernel that the scan kernel's launch overlaps
 // (clear_workspace).
 //
-// On sm_90 and later, line chunks of 4- and 8-byte elements whose lines lie on one grid of
-// 16-byte vectors in both tensors (any line length and start) take bulk_lookback_kernel
+// On sm_90 and later, line chunks of one width whose lines lie on one grid of 16-byte vectors
+// in both tensors (any element size, line length and start) take bulk_lookback_kernel
 // instead: tiles come into a ring of three shared-memory buffers by bulk copies, and a warp
 // reduces each as it lands, another looks back and claims, eight scan and store. A tile's
 // bytes are then in flight a buffer ahead at no register cost, and no aggregate waits on a

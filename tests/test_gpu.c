@@ -350,25 +350,28 @@ Test(gpu_chains, banded_chains) {
 
 /* Lookback's bulk line chunks (sm_90 and later: cuda/lookback/bulk_kernel.cuh) take a problem only
  * where its tiles of 32 KB are at least 8 a resident block (2112 on a 132-SM GPU, 66 MiB), which
- * the shapes above never reach: one line of 2^24 + 2^23 + 3 elements (its last vector in part)
- * and 280 lines of 65537, whose starts fall everywhere in their 16-byte vectors (a line's first
- * and last vectors in part, its last tile nearly empty), packed and aligned, in the 4- and 8-byte
- * dtypes (64-bit integer products go to the tile kernel), two of the eight op x direction x
- * exclusive combinations a case, rotating; lookback and AUTO only (the shapes are large for the
- * host's reference). Not under memcheck. */
-static const gu_shape bulk_shapes[] = {{1, {(INT64_C(1) << 24) + (INT64_C(1) << 23) + 3}, 0}, {2, {280, 65537}, 1}};
+ * the shapes above never reach: one line (its last vector in part) and 280 lines whose starts
+ * fall everywhere in their 16-byte vectors (a line's first and last vectors in part, its last
+ * tile nearly empty), packed and aligned, the same bytes for 1-byte dtypes as for 4- and 8-byte
+ * ones (it takes neither 64-bit integer products nor 1-byte ones), two of the eight op x
+ * direction x exclusive combinations a case, rotating (int8 and uint8 sum on one shape each);
+ * lookback and AUTO only (the shapes are large for the host's reference). Not under memcheck. */
+static const gu_shape bulk_shapes[2][2] = {  /* 1-byte elements, then 4- and 8-byte ones */
+    {{1, {(INT64_C(1) << 26) + (INT64_C(1) << 25) + 3}, 0}, {2, {280, 262147}, 1}},
+    {{1, {(INT64_C(1) << 24) + (INT64_C(1) << 23) + 3}, 0}, {2, {280, 65537}, 1}}};
 Test(gpu_chains, bulk_line_chunks) {
-    static const tscan_dtype dtypes[] = {TSCAN_FLOAT32, TSCAN_INT32, TSCAN_FLOAT64, TSCAN_INT64};
+    static const tscan_dtype dtypes[] = {TSCAN_FLOAT32, TSCAN_INT32, TSCAN_FLOAT64, TSCAN_INT64, TSCAN_INT8, TSCAN_UINT8};
     static const tscan_algo algos[] = {TSCAN_ALGO_LOOKBACK, TSCAN_ALGO_AUTO};
     GU_REQUIRE_DEVICE();
     gu_arena a = {0};
     gu_tally t;
     memset(&t, 0, sizeof t);
-    for (size_t s = 0; s < sizeof bulk_shapes / sizeof bulk_shapes[0]; ++s)
+    for (size_t s = 0; s < 2; ++s)
         for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; ++d)
             for (unsigned combo = 0; combo < 8; ++combo) {
                 if ((combo + (unsigned)d + (unsigned)s) % 4 != 0) continue;
-                tu_case c = gu_case(dtypes[d], &bulk_shapes[s], combo, TU_LAYOUT_PACKED, TU_DATA_RANDOM,
+                const gu_shape *shape = &bulk_shapes[tscan_dtype_size(dtypes[d]) == 1 ? 0 : 1][s];
+                tu_case c = gu_case(dtypes[d], shape, combo, TU_LAYOUT_PACKED, TU_DATA_RANDOM,
                                     tu_seed("bulk line chunks", s * 1000 + d * 10 + combo));
                 c.aligned = 1;
                 choose_data(&c, combo + (unsigned)d);

@@ -1,4 +1,4 @@
-// lookback/bulk_kernel.cuh - lookback's line chunks of 4- and 8-byte elements on sm_90 and later: tiles brought
+// lookback/bulk_kernel.cuh - lookback's line chunks on sm_90 and later: tiles brought
 // into a ring of shared-memory buffers by bulk copies, and a warp for each job (bulk_lookback_kernel);
 // which problems take it (make_bulk_plan) and their chains (make_bulk_layout).
 // Included by cuda/lookback.cu alone (its translation unit holds every lookback kernel), hence
@@ -35,31 +35,32 @@ constexpr int kFreedForLookBack = 1, kFreedForReducer = 1 + kBulkStages, kFreedT
 // Lines along a contiguous axis, both tensors stepping the same way, whose lines start at the
 // same place in their 16-byte vectors in both (the input and output bases 16 bytes apart, and
 // every batch stride the same modulo a vector): each line is then a run of aligned vectors,
-// the same ones in both tensors, whole but maybe for its first and last. 4- and 8-byte
-// elements of one width (a narrower input converts element by element: the tile kernel's),
-// but for products of 64-bit integers: a 64-bit multiply is several instructions, and one
-// reducing warp of them fell behind the tile kernel (H200: 3-5 % slower, bench/NOTES.md §2).
+// the same ones in both tensors, whole but maybe for its first and last. One width (a narrower
+// input converts element by element: the tile kernel's).
+// The reducing warp, one a block, reduces each tile while eight warps scan it: it keeps up where
+// a 16-byte vector costs it about four instructions or fewer (H200, against the tile kernel,
+// bench/NOTES.md §2): 4-byte elements, 8-byte floats and integer sums, 1-byte sums (four dp4a,
+// 14-42 % faster). Not 64-bit integer products (a multiply is several instructions: 3-5 %
+// slower), 2-byte elements (each unpacked, or converted: up to 38 % slower) or 1-byte products
+// (four multiplies a word: up to 34 % slower).
 template <class T> constexpr bool bulk_takes(bool prod) {
-    return sizeof(T) >= 4 && !(prod && std::is_integral_v<T> && sizeof(T) == 8);
+    if constexpr (sizeof(T) == 1) return !prod;
+    else if constexpr (sizeof(T) == 2) return false;
+    else return !(prod && std::is_integral_v<T> && sizeof(T) == 8);
 }
 struct bulk_plan {
     scan_args a;
 };
 template <class T> bool make_bulk_plan(const tscan_problem *p, bulk_plan *plan) {
-    if constexpr (sizeof(T) < 4) {
-        (void)p, (void)plan;
-        return false;
-    } else {
-        constexpr int64_t kVector = 16 / sizeof(T);
-        if (!bulk_takes<T>(p->op == TSCAN_OP_PROD)) return false;
-        const scan_args a = make_scan_args(p);
-        if (a.widens || (a.in_step != 1 && a.in_step != -1) || a.out_step != a.in_step) return false;
-        if ((uintptr_t)a.in % sizeof(T) != 0 || ((uintptr_t)a.in - (uintptr_t)a.out) % 16 != 0) return false;
-        for (int d = 0; d < a.batch.ndim; ++d)
-            if ((a.batch.in_strides[d] - a.batch.out_strides[d]) % kVector != 0) return false;
-        plan->a = a;
-        return true;
-    }
+    constexpr int64_t kVector = 16 / sizeof(T);
+    if (p->op == TSCAN_OP_PROD ? !bulk_takes<T>(true) : !bulk_takes<T>(false)) return false;
+    const scan_args a = make_scan_args(p);
+    if (a.widens || (a.in_step != 1 && a.in_step != -1) || a.out_step != a.in_step) return false;
+    if ((uintptr_t)a.in % sizeof(T) != 0 || ((uintptr_t)a.in - (uintptr_t)a.out) % 16 != 0) return false;
+    for (int d = 0; d < a.batch.ndim; ++d)
+        if ((a.batch.in_strides[d] - a.batch.out_strides[d]) % kVector != 0) return false;
+    plan->a = a;
+    return true;
 }
 
 // Every line's chunks: as many as its vectors need, where every line starts at the same place in
@@ -125,6 +126,41 @@ template <class V> __device__ __forceinline__ V broadcast(V v) {
     }
 }
 
+// A 16-byte vector's reduction, and its running values from `running` (the vector in scan order,
+// and its outputs), which moves past it. 1-byte elements go a 32-bit word at a time
+// (byte_word_reduce and byte_word_rescan: a dp4a a word to reduce, about two instructions an
+// element to scan, where taking them apart costs five and the block's one reducing warp fell
+// behind: bench/NOTES.md §2).
+template <class Traits, class V, class A> __device__ __forceinline__ A vector_reduction(const V &x, scan_op<A> op) {
+    if constexpr (sizeof(typename Traits::T) == 1) {
+        A total = op.neutral();
+#pragma unroll
+        for (int w = 0; w < 4; ++w) total = byte_word_reduce(x.words[w], total, op.prod);
+        return total;
+    } else {
+        A total = Traits::load(x.get(0));
+#pragma unroll
+        for (int e = 1; e < (int)(16 / sizeof(typename Traits::T)); ++e) total = op(total, Traits::load(x.get(e)));
+        return total;
+    }
+}
+template <class Traits, class V, class A>
+__device__ __forceinline__ V vector_scan(const V &x, A &running, bool exclusive, scan_op<A> op) {
+    V y{};
+    if constexpr (sizeof(typename Traits::T) == 1) {
+#pragma unroll
+        for (int w = 0; w < 4; ++w) y.words[w] = byte_word_rescan(x.words[w], running, exclusive, op.prod);
+    } else {
+#pragma unroll
+        for (int e = 0; e < (int)(16 / sizeof(typename Traits::T)); ++e) {
+            const A next = op(running, Traits::load(x.get(e)));
+            y.set(e, Traits::store(exclusive ? running : next));
+            running = next;
+        }
+    }
+    return y;
+}
+
 // A block is 8 data warps, a reducing warp and a look-back warp, around kBulkStages tile buffers
 // that its tiles go through in turn (the block's j-th tile in buffer j % kBulkStages):
 //   - the look-back warp claims a tile, and its lanes start the tile's bulk copies, a piece
@@ -157,9 +193,7 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
     using T = typename Traits::T;
     using A = typename Traits::A;
     constexpr int kVector = 16 / (int)sizeof(T);
-    struct vec {
-        T e[kVector];  // memory order
-    };
+    using vec = item_pack<T, kVector>;  // a 16-byte vector, its elements in memory order, in 32-bit words
     constexpr int TV = kBulkTileVectors;
     const scan_op<A> op{Prod};
     const int t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -192,6 +226,9 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
     __syncthreads();
     wait_for_clear();
     const T neutral_element = Traits::store(op.neutral());
+    vec neutral_vector{};
+#pragma unroll
+    for (int e = 0; e < kVector; ++e) neutral_vector.set(e, neutral_element);
 
     if (warp == kLookBackWarp) {
         // Claims a tile into stage s and starts its copies; false once claims are past the last
@@ -293,41 +330,37 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
                     const T *const p = reinterpret_cast<const T *>(line.vector(k));
                     int first, stop;
                     line.held(k, first, stop);
-                    vec x;
+                    vec x{};
 #pragma unroll
-                    for (int e = 0; e < kVector; ++e) x.e[e] = e >= first && e < stop ? p[e] : neutral_element;
+                    for (int e = 0; e < kVector; ++e) x.set(e, e >= first && e < stop ? p[e] : neutral_element);
                     buffer[b] = ::cuda::std::bit_cast<uint4>(x);
                 }
                 fence_proxy_async_shared();  // a later tile's copy may land in those slots
             }
-            // Each piece as it lands, a sum per data warp's part (in slot order) and element of the
-            // vector: loads first, then the sums, with nothing between a load and its slot but, in a
-            // tile short of TV vectors, whether the slot is in use.
+            // Each piece as it lands, a sum per data warp's part (in slot order): each slot's
+            // vector reduced, then added to its part's sum where it is in use (in a tile short of
+            // TV vectors, the others hold whatever an earlier tile left). Loads first, then the
+            // sums, with nothing between a load and its slot.
             constexpr int kParts = kBulkPieceVectors / kBulkWarpVectors;
             A part_total[kWarps];
             const auto reduce_tile = [&](bool whole) {
 #pragma unroll
                 for (int q = 0; q < kBulkPieces; ++q) {
                     if (q > 0) mbarrier_wait(&landed[q], parity);
-                    A sum[kParts][kVector];
+                    A sum[kParts];
 #pragma unroll
-                    for (int g = 0; g < kParts; ++g)
-#pragma unroll
-                        for (int e = 0; e < kVector; ++e) sum[g][e] = op.neutral();
+                    for (int g = 0; g < kParts; ++g) sum[g] = op.neutral();
 #pragma unroll
                     for (int r = 0; r < kBulkPieceVectors / 32; ++r) {
                         const int b = q * kBulkPieceVectors + r * 32 + lane;
                         const vec x = ::cuda::std::bit_cast<vec>(buffer[b]);
-                        const bool used = whole || (b >= v0 && b < v1);
-                        A(&acc)[kVector] = sum[r * 32 / kBulkWarpVectors];
-#pragma unroll
-                        for (int e = 0; e < kVector; ++e) acc[e] = op(acc[e], Traits::load(used ? x.e[e] : neutral_element));
+                        const A vector_total = vector_reduction<Traits>(x, op);
+                        A &acc = sum[r * 32 / kBulkWarpVectors];
+                        if (whole || (b >= v0 && b < v1)) acc = op(acc, vector_total);
                     }
 #pragma unroll
                     for (int g = 0; g < kParts; ++g) {
-                        A total = sum[g][0];
-#pragma unroll
-                        for (int e = 1; e < kVector; ++e) total = op(total, sum[g][e]);
+                        A total = sum[g];
 #pragma unroll
                         for (int d = 1; d < 32; d *= 2) total = op(total, __shfl_xor_sync(kFullMask, total, d));
                         part_total[q * kParts + g] = total;
@@ -372,25 +405,18 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
                 if (i < tile.count) {
                     x[r] = ::cuda::std::bit_cast<vec>(buffer[slot_of(i)]);
                 } else {
-#pragma unroll
-                    for (int e = 0; e < kVector; ++e) x[r].e[e] = neutral_element;
+                    x[r] = neutral_vector;
                 }
             }
             // The stage is free: the look-back warp may copy its next tile in, the reducing warp
             // write its slots.
             named_barrier_of<kFreedForLookBack, kBulkStages, kFreedThreads, false>(s);
             named_barrier_of<kFreedForReducer, kBulkStages, kFreedThreads, false>(s);
-            // Each row: the lane's vector scanned in scan order, then across the warp.
-            A scanned[kBulkRows][kVector], total[kBulkRows];
+            // Each row: the lane's vector reduced, the reductions scanned across the warp, then
+            // the vector scanned from its base (vector_scan) as it is stored.
+            A total[kBulkRows];
 #pragma unroll
-            for (int r = 0; r < kBulkRows; ++r) {
-#pragma unroll
-                for (int e = 0; e < kVector; ++e) {
-                    const A v = Traits::load(increasing ? x[r].e[e] : x[r].e[kVector - 1 - e]);  // constant indices
-                    scanned[r][e] = e == 0 ? v : op(scanned[r][e - 1], v);
-                }
-                total[r] = scanned[r][kVector - 1];
-            }
+            for (int r = 0; r < kBulkRows; ++r) total[r] = vector_reduction<Traits>(x[r], op);
 #pragma unroll
             for (int d = 1; d < 32; d *= 2) {
 #pragma unroll
@@ -405,15 +431,15 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
             for (int r = 0; r < kBulkRows; ++r) {
                 const A before = __shfl_up_sync(kFullMask, total[r], 1);
                 const A row_total = __shfl_sync(kFullMask, total[r], 31);
-                const A base = lane == 0 ? carry : op(carry, before);
+                A running = lane == 0 ? carry : op(carry, before);
                 carry = op(carry, row_total);
-                T out[kVector];  // scan order
-#pragma unroll
-                for (int e = 0; e < kVector; ++e)
-                    out[e] = Traits::store(a.exclusive ? (e == 0 ? base : op(base, scanned[r][e - 1])) : op(base, scanned[r][e]));
-                vec y;
-#pragma unroll
-                for (int e = 0; e < kVector; ++e) y.e[e] = increasing ? out[e] : out[kVector - 1 - e];
+                // The row in scan order, and its outputs: whole vectors reversed where the line
+                // decreases (an element chosen by direction would be indexed at run time, and the
+                // rows kept in local memory).
+                vec row;
+                row.set_vector(0, ::cuda::std::bit_cast<uint4>(x[r]), !increasing);
+                vec y = vector_scan<Traits>(row, running, a.exclusive, op);
+                y.set_vector(0, y.vector(0, !increasing), false);  // memory order
                 const int i = warp * kBulkWarpVectors + r * 32 + lane;
                 if (i < tile.count) {
                     const int64_t k = k0 + i;
@@ -425,7 +451,7 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
                         line.held(k, first, end);
 #pragma unroll
                         for (int e = 0; e < kVector; ++e)
-                            if (e >= first && e < end) p[e] = y.e[e];
+                            if (e >= first && e < end) p[e] = y.get(e);
                     }
                 }
             }

@@ -623,14 +623,18 @@ template <tscan_dtype D> tscan_status run_emulated_bulk(const tscan_problem *p) 
     constexpr tscan_dtype K = kernel_dtype(D);
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
+    const bool prod = p->op == TSCAN_OP_PROD;
+    if (prod ? !bulk_takes<T>(true) : !bulk_takes<T>(false)) return TSCAN_ERROR_NOT_SUPPORTED;  // the tile kernel's
     bulk_plan bulk;
-    if (!make_bulk_plan<T>(p, &bulk)) return TSCAN_ERROR_NOT_SUPPORTED;
+    if (!make_bulk_plan<T>(p, &bulk)) return TSCAN_ERROR_INTERNAL;  // the case's layout was meant for it
     tile_layout L = make_bulk_layout<T, A>(bulk);
     L.band = claim_band(L.groups, 264);
     std::vector<unsigned long long> words((size_t)tile_workspace_words(L), 0);
     const tile_status<A> st{words.data(), words.data() + kSectorWords};
-    if (p->op == TSCAN_OP_PROD) tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, true>, bulk.a, L, st);
-    else tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, false>, bulk.a, L, st);
+    if constexpr (bulk_takes<T>(true))
+        if (prod) tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, true>, bulk.a, L, st);
+    if constexpr (bulk_takes<T>(false))
+        if (!prod) tscan_emu::launch(2, kBulkThreads, bulk_lookback_kernel<K, false>, bulk.a, L, st);
     return TSCAN_SUCCESS;
 }
 
@@ -676,8 +680,10 @@ void check_tiles(const tile_case &c, std::mt19937_64 &rng) {
         case TSCAN_FLOAT32: s = run_emulated_bulk<TSCAN_FLOAT32>(&p); break;
         case TSCAN_INT32: s = run_emulated_bulk<TSCAN_INT32>(&p); break;
         case TSCAN_FLOAT64: s = run_emulated_bulk<TSCAN_FLOAT64>(&p); break;
+        case TSCAN_UINT8: s = run_emulated_bulk<TSCAN_UINT8>(&p); break;
         default: cr_assert_fail("no emulated bulk kernel for %s", tscan_dtype_name(c.out));
         }
+        if (s == TSCAN_ERROR_NOT_SUPPORTED) return;  // a form the bulk kernel leaves to the tile kernel (1-byte products)
     } else switch (c.out) {  // the kernels this suite compiles: 4-byte floats and integers, bytes, 2-byte integers, 8-byte floats
     case TSCAN_FLOAT32: s = run_emulated_tiles<TSCAN_FLOAT32>(&p, &v); break;
     case TSCAN_INT32: s = run_emulated_tiles<TSCAN_INT32>(&p, &v); break;
@@ -729,9 +735,9 @@ Test(emulated_lookback, line_chunks) {
     };
     check_every_form(cases, rng);
 }
-// Bulk tiles are 2048 vectors of 16 bytes: 8192 4-byte elements, 4096 8-byte ones. Odd line
-// lengths start each line elsewhere in its vectors (its first and last may hold it in part, and
-// a line may end on an empty tile); padded rows keep both tensors' lines on one grid.
+// Bulk tiles are 2048 vectors of 16 bytes: 32768 1-byte elements, 8192 4-byte ones, 4096 8-byte
+// ones. Odd line lengths start each line elsewhere in its vectors (its first and last may hold it
+// in part, and a line may end on an empty tile); padded rows keep both tensors' lines on one grid.
 Test(emulated_lookback, bulk_line_chunks) {
     std::mt19937_64 rng(43);
     tile_case cases[] = {
@@ -741,6 +747,7 @@ Test(emulated_lookback, bulk_line_chunks) {
         {TSCAN_INT32, TSCAN_INT32, 7, 6, 1},  // lines within a vector or two
         {TSCAN_FLOAT64, TSCAN_FLOAT64, 2, 3 * 4096 + 3, 1},
         {TSCAN_FLOAT64, TSCAN_FLOAT64, 1, 2 * 4096, 1},  // a third tile for a head of 1: empty
+        {TSCAN_UINT8, TSCAN_UINT8, 3, 2 * 32768 + 13, 1},  // sums a word at a time; heads 0, 13 and 10
     };
     for (tile_case &c : cases) c.bulk = true;
     check_every_form(cases, rng);
