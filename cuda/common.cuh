@@ -388,6 +388,28 @@ template <class T, int ITEMS> struct item_pack {
 // Every lane of a warp, for its shuffles and votes.
 constexpr unsigned kFullMask = 0xffffffffu;
 
+// A warp's rows of values, lane l holding values[r] of row r: each replaced by the reduction of
+// carry and every value before it (rows in order, lanes in order within a row), and carry
+// advanced past them all. The rows' shuffles interleave, so that their latencies overlap.
+template <int R, class A, class Op>
+__device__ __forceinline__ void warp_rows_exclusive(A (&values)[R], A &carry, const Op &op, int lane) {
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const A up = __shfl_up_sync(kFullMask, values[r], d);
+            if (lane >= d) values[r] = op(up, values[r]);
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const A before = __shfl_up_sync(kFullMask, values[r], 1);
+        const A row_total = __shfl_sync(kFullMask, values[r], 31);
+        values[r] = lane == 0 ? carry : op(carry, before);
+        carry = op(carry, row_total);
+    }
+}
+
 // The least l with 2^l >= x (host planning: tile sides).
 inline int log2_ceil(int64_t x) {
     int l = 0;

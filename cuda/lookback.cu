@@ -115,46 +115,64 @@ template <tscan_dtype D> struct lookback_planner {
                                        : plan_one_wave<false>(wave, dev, call, &fits);
             if (s != TSCAN_SUCCESS || fits) return s;
         }
-        if (bulk_layout && dev->cc >= 90) {
-            bool planned = false;
-            s = p->op == TSCAN_OP_PROD ? plan_bulk<true>(bulk, dev, call, &planned)
-                                       : plan_bulk<false>(bulk, dev, call, &planned);
-            if (s != TSCAN_SUCCESS || planned) return s;
+        if (bulk_layout) {
+            const bool prod = p->op == TSCAN_OP_PROD;
+            int64_t resident = 0;
+            bool runs = false;
+            s = bulk_fit(bulk, prod, dev, &resident, &runs);
+            if (s != TSCAN_SUCCESS) return s;
+            if (runs) {
+                prod ? plan_bulk<true>(bulk, resident, call) : plan_bulk<false>(bulk, resident, call);
+                return TSCAN_SUCCESS;
+            }
         }
         return with_tile_kernel<K>(plan, tile_planner{plan, dev, call});
     }
 
     // Bulk line chunks (sm_90 and later): as many blocks as can be resident, as for the tile
-    // kernel. *planned stays false where a block's buffers do not fit the device, or where the
-    // blocks would get fewer than bulk_min_tiles_per_block tiles each: a block's ring fills
-    // once, its first tiles claimed, copied, reduced, looked back and scanned one after another,
-    // and over a few tiles that costs more than it saves (H200: float64 2^22 elements, 3.9
-    // tiles a block, 12.7 % slower than the tile kernel; 15.5 a block, 1.4-3.5 % faster:
-    // bench/NOTES.md §2). The tile kernel runs instead.
+    // kernel. *runs stays false where the element or op is not the kernel's (bulk_takes), where a
+    // block's buffers do not fit the device, or where the blocks would get fewer than
+    // bulk_min_tiles_per_block tiles each: a block's ring fills once, its first tiles claimed,
+    // copied, reduced, looked back and scanned one after another, and over a few tiles that costs
+    // more than it saves (H200: float64 2^22 elements, 3.9 tiles a block, 12.7 % slower than the
+    // tile kernel; 15.5 a block, 1.4-3.5 % faster: bench/NOTES.md §2). The tile kernel runs
+    // instead. The planner and AUTO's outline both ask it.
     template <bool Prod>
-    static tscan_status plan_bulk(const bulk_plan &bulk, const tscan_device_info *dev, lookback_call *call,
-                                  bool *planned) {
+    static tscan_status bulk_fit(const bulk_plan &bulk, const tscan_device_info *dev, int64_t *resident, bool *runs) {
+        *runs = false;
         if constexpr (!bulk_takes<T>(Prod)) {
-            (void)bulk, (void)dev, (void)call, (void)planned;
+            (void)bulk, (void)dev, (void)resident;
             return TSCAN_SUCCESS;
         } else {
-            constexpr auto kernel = bulk_lookback_kernel<K, Prod>;
+            if (dev->cc < 90) return TSCAN_SUCCESS;
             kernel_fit fit;
-            const tscan_status s = fit_on<kernel>(dev, kBulkThreads, kBulkSmemBytes, &fit);
+            const tscan_status s = fit_on<bulk_lookback_kernel<K, Prod>>(dev, kBulkThreads, kBulkSmemBytes, &fit);
             if (s != TSCAN_SUCCESS) return s;
-            const int64_t resident = (int64_t)fit.per_sm * dev->sm_count;
-            const tile_layout L = make_bulk_layout<T, A>(bulk);
-            *planned = fit.per_sm >= 1 && L.tiles >= kernel_policy::bulk_min_tiles_per_block * resident;
-            if (!*planned) return TSCAN_SUCCESS;
+            *resident = (int64_t)fit.per_sm * dev->sm_count;
+            *runs = fit.per_sm >= 1 &&
+                    make_bulk_layout<T, A>(bulk).tiles >= kernel_policy::bulk_min_tiles_per_block * *resident;
+            return TSCAN_SUCCESS;
+        }
+    }
+    static tscan_status bulk_fit(const bulk_plan &bulk, bool prod, const tscan_device_info *dev, int64_t *resident,
+                                 bool *runs) {
+        return prod ? bulk_fit<true>(bulk, dev, resident, runs) : bulk_fit<false>(bulk, dev, resident, runs);
+    }
+
+    // The bulk kernel's call, where bulk_fit says it runs.
+    template <bool Prod> static void plan_bulk(const bulk_plan &bulk, int64_t resident, lookback_call *call) {
+        if constexpr (bulk_takes<T>(Prod)) {
+            constexpr auto kernel = bulk_lookback_kernel<K, Prod>;
             call->a = bulk.a;
-            call->L = L;
+            call->L = make_bulk_layout<T, A>(bulk);
             call->grid = (unsigned)(call->L.tiles < resident ? call->L.tiles : resident);
             call->L.band = claim_band(call->L.groups, resident);
             call->threads = kBulkThreads;
             call->smem = kBulkSmemBytes;
             call->clear_words = tile_workspace_words(call->L);
             call->run = &launch_bulk<kernel>;
-            return TSCAN_SUCCESS;
+        } else {
+            (void)bulk, (void)resident, (void)call;
         }
     }
 
@@ -256,27 +274,33 @@ tscan_status launch(const tscan_launch_plan *plan, void *workspace, cudaStream_t
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
 // to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), whether its column
 // blocks move words of lines (on the grid or off it) and its line chunks slots of several
-// elements, the tiles of its
-// one-wave path (a contiguous axis packed in 16-byte vectors, tiles of 16 KB; 0 where the layout
-// does not take it; it runs only when they all fit at once), and the bytes of its other tiles.
-template <class T> void outline_of(const tscan_problem *p, tscan_strategy_outline *o) {
-    one_wave_plan wave;
-    const lookback_plan plan = make_plan<T>(p);
-    o->packs_small_elements = sizeof(T) <= 2 && plan.v > 1;
-    o->packs_lines = plan.cols == kColumnBlock && plan.v > 1;
-    o->packs_axis = plan.cols == kLineChunk && plan.v > 1;
-    o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;
-    o->tile_bytes = kTileBytes;
-}
-
-void outline(const tscan_problem *p, tscan_strategy_outline *o) {
-    switch (p->out_elem_size) {
-    case 1: return outline_of<uint8_t>(p, o);
-    case 2: return outline_of<uint16_t>(p, o);
-    case 4: return outline_of<uint32_t>(p, o);
-    default: return outline_of<uint64_t>(p, o);
+// elements, the tiles of its one-wave path (a contiguous axis packed in 16-byte vectors, tiles of
+// 16 KB; 0 where the layout does not take it; it runs only when they all fit at once), the bytes
+// of its other tiles, and whether the bulk kernel would run p on the current device (bulk_fit,
+// read from the per-device cache of its fit; a device fault here is left for the plan to report).
+template <tscan_dtype D> struct lookback_outline {
+    static tscan_status run(const tscan_problem *p, tscan_strategy_outline *o) {
+        using T = typename lookback_planner<D>::T;
+        one_wave_plan wave;
+        const lookback_plan plan = make_plan<T>(p);
+        o->packs_small_elements = sizeof(T) <= 2 && plan.v > 1;
+        o->packs_lines = plan.cols == kColumnBlock && plan.v > 1;
+        o->packs_axis = plan.cols == kLineChunk && plan.v > 1;
+        o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;
+        o->tile_bytes = kTileBytes;
+        bulk_plan bulk;
+        const tscan_device_info *dev;
+        if (!make_bulk_plan<T>(p, &bulk) || !tscan_device_present() || tscan_current_device_info(&dev) != TSCAN_SUCCESS)
+            return TSCAN_SUCCESS;
+        int64_t resident = 0;
+        bool runs = false;
+        const tscan_status s = lookback_planner<D>::bulk_fit(bulk, p->op == TSCAN_OP_PROD, dev, &resident, &runs);
+        o->runs_bulk = s == TSCAN_SUCCESS && runs;
+        return TSCAN_SUCCESS;
     }
-}
+};
+
+void outline(const tscan_problem *p, tscan_strategy_outline *o) { (void)dispatch_dtype<lookback_outline>(p->out_dtype, p, o); }
 
 }  // namespace
 }  // namespace tscan

@@ -73,7 +73,9 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * strided) and its converting iterator for packed half types. Small elements that
          * lookback cannot pack take stream's flat vectors once the line is long enough to be
          * bandwidth-bound (from 2^24 elements; shorter ones were not measured), as many lines do
-         * below. Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
+         * below, but where lookback's bulk kernel runs them (1-byte sums past its floor): its
+         * aligned vectors do not care how the lines lie (H200, uint8 3x100000007: stream 62.7,
+         * bulk 85.1; bench/NOTES.md §3.1, "Unpacked small lines"). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
          * resident at once, take lookback's one-wave path, a single round trip of look-back. */
         const int64_t wave_tiles = p->lines <= t->few_lines ? lookback->one_wave_tiles : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
@@ -83,7 +85,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
                                   p->in_step == 1 && p->out_step == 1;
             const int unpacked = small && !words;
             if ((cub_tuned && !one_wave) || (unpacked && p->n < t->unpacked_cub_below)) return TSCAN_ALGO_CUB_DEVICE;
-            return unpacked && stream->reads_flat ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
+            return unpacked && stream->reads_flat && !lookback->runs_bulk ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
         }
         /* Many short lines. rows gives each line a power-of-two group of threads, each holding
          * rows.thread_items consecutive elements: a line of another length idles part of its
@@ -140,10 +142,11 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
         /* Rows run a line on a block at most: fewer long lines than SMs leave most of the device
          * idle. Stream splits them across its flat tiles, reading the lines end to end as
          * 16-byte vectors whatever their alignment, where lookback would load each element
-         * alone (unpacked lines, bench/NOTES.md §3.1, "Unpacked small lines"). */
+         * alone (unpacked lines, bench/NOTES.md §3.1, "Unpacked small lines"), and lookback's
+         * bulk kernel leads both where it runs them, as above. */
         if (small && !words) {
             if (p->lines >= sms || n_units <= t->rows_max_units) return TSCAN_ALGO_ROWS;
-            return stream->reads_flat ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
+            return stream->reads_flat && !lookback->runs_bulk ? TSCAN_ALGO_STREAM : TSCAN_ALGO_LOOKBACK;
         }
         const int tiles_filled = lookback_tiles_filled(t, n_units, lookback->tile_bytes / (words ? 4 : p->elem_size));
         if (many_lines && p->elem_size >= 2 && llabs(p->in_step) == 1 && llabs(p->out_step) == 1 && tiles_filled)

@@ -262,6 +262,8 @@ typedef struct tscan_strategy_outline {
                                  grid or off it) */
     int packs_axis;           /* lookback: line chunks move slots of several consecutive elements
                                  (a narrower input's as words of it) */
+    int runs_bulk;            /* lookback: its bulk line-chunk kernel would run p on the current
+                                 device (layout, element, op, and tiles enough for its floor) */
     int vector_lines;         /* columns: a thread moves 16 bytes of neighbouring lines a step */
     int stages_lines;         /* columns: tiles of a permuted input's short lines go through shared
                                  memory, loaded along the input's unit stride (the staged form) */
@@ -285,7 +287,8 @@ typedef struct tscan_launch_plan {
  * through tscan_fail); it launches nothing, and reads device facts only through the per-device
  * caches (src/device.c and the kernels' own). `launch` runs a plan that succeeded, on the
  * current device, asynchronously on `stream`; it allocates and synchronises nothing.
- * `outline`, where not NULL, describes how it would move p (host only, no CUDA call). */
+ * `outline`, where not NULL, describes how it would move p (host only, launching nothing; device
+ * facts as `plan` reads them). */
 typedef struct tscan_strategy {
     tscan_algo algo;
     tscan_status (*plan)(const tscan_problem *p, tscan_launch_plan *plan);

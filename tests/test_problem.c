@@ -216,7 +216,7 @@ typedef struct layout_case {
     tscan_algo expected;
 } layout_case;
 
-static void expect_auto_choices(const layout_case *cases, size_t count) {
+static void expect_auto_choices_of(tscan_op op, const layout_case *cases, size_t count) {
     for (size_t i = 0; i < count; ++i) {
         const layout_case *c = &cases[i];
         const size_t elem = tscan_dtype_size(c->dtype);
@@ -226,11 +226,15 @@ static void expect_auto_choices(const layout_case *cases, size_t count) {
         tscan_tensor in, out;
         cr_assert_eq(tscan_tensor_init(&in, base, c->dtype, c->ndim, c->sizes, padded ? pitch : NULL), TSCAN_SUCCESS);
         cr_assert_eq(tscan_tensor_init(&out, FAKE_OUT, c->dtype, c->ndim, c->sizes, NULL), TSCAN_SUCCESS);
-        tscan_scan_desc desc = {TSCAN_OP_SUM, c->axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
+        tscan_scan_desc desc = {op, c->axis, TSCAN_INCREASING, 0, TSCAN_ALGO_AUTO};
         const tscan_algo chosen = auto_choice(&desc, &in, &out);
         cr_expect_eq(chosen, c->expected, "case %zu (%s): AUTO chose %s, expected %s", i, tscan_dtype_name(c->dtype),
                      tscan_algo_name(chosen), tscan_algo_name(c->expected));
     }
+}
+
+static void expect_auto_choices(const layout_case *cases, size_t count) {
+    expect_auto_choices_of(TSCAN_OP_SUM, cases, count);
 }
 
 Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
@@ -250,16 +254,20 @@ Test(auto_dispatch, small_elements_go_to_lookback_where_it_packs_words) {
 
 /* Rows give a line one block at most: fewer long lines of unpackable small elements than the
  * device has SMs, packed end to end, go to stream's flat tiles, which split each line across
- * blocks and load 16-byte vectors where lookback would load single elements (H200, bfloat16
- * 15x16237291: stream 67, lookback 42); as many lines as SMs, or short ones, stay with rows.
- * Padded lines, which stream would gather element by element, keep lookback; three lines
- * long enough to be bandwidth-bound take stream, shorter ones CUB. The odd lengths keep the
- * axis from packing. */
+ * blocks and load 16-byte vectors where lookback's tile kernel would load single elements
+ * (H200, bfloat16 15x16237291: stream 67, lookback 42); as many lines as SMs, or short ones,
+ * stay with rows. Where lookback's bulk kernel runs them (sm_90 on: 1-byte sums, aligned
+ * vectors whatever the lines' starts, past its floor of tiles, here 31 a line) it leads stream
+ * (H200, int8 100x1000001: 68 us against 86); byte products it does not take. Padded lines,
+ * which stream would gather element by element, keep lookback; three lines long enough to be
+ * bandwidth-bound take stream, shorter ones CUB. The odd lengths keep the axis from packing. */
 Test(auto_dispatch, few_long_unpacked_lines_split_across_blocks) {
     const int64_t sms = tscan_planning_for_current_device().sm_count;
+    const tscan_device_info *info = NULL;
+    const int bulk = tscan_device_present() && tscan_current_device_info(&info) == TSCAN_SUCCESS && info->cc >= 90;
     const layout_case cases[] = {
         {TSCAN_BFLOAT16, 2, {15, 16237291}, 1, 0, TSCAN_ALGO_STREAM},
-        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_STREAM},
+        {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 0, bulk ? TSCAN_ALGO_LOOKBACK : TSCAN_ALGO_STREAM},
         {TSCAN_INT8, 2, {sms - 1, 1000003}, 1, 1, TSCAN_ALGO_LOOKBACK},
         {TSCAN_INT8, 2, {sms, 1000003}, 1, 0, TSCAN_ALGO_ROWS},
         {TSCAN_FLOAT16, 2, {15, 8191}, 1, 0, TSCAN_ALGO_ROWS},
@@ -267,6 +275,8 @@ Test(auto_dispatch, few_long_unpacked_lines_split_across_blocks) {
         {TSCAN_INT16, 2, {3, 1000001}, 1, 0, TSCAN_ALGO_CUB_DEVICE},
     };
     expect_auto_choices(cases, sizeof cases / sizeof cases[0]);
+    const layout_case byte_products[] = {{TSCAN_UINT8, 2, {sms - 1, 1000003}, 1, 0, TSCAN_ALGO_STREAM}};
+    expect_auto_choices_of(TSCAN_OP_PROD, byte_products, 1);
 }
 
 /* 4- and 8-byte elements along a strided axis of many columns go to lookback's banded chains

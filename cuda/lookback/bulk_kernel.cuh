@@ -53,7 +53,7 @@ struct bulk_plan {
 };
 template <class T> bool make_bulk_plan(const tscan_problem *p, bulk_plan *plan) {
     constexpr int64_t kVector = 16 / sizeof(T);
-    if (p->op == TSCAN_OP_PROD ? !bulk_takes<T>(true) : !bulk_takes<T>(false)) return false;
+    if (!bulk_takes<T>(p->op == TSCAN_OP_PROD)) return false;
     const scan_args a = make_scan_args(p);
     if (a.widens || (a.in_step != 1 && a.in_step != -1) || a.out_step != a.in_step) return false;
     if ((uintptr_t)a.in % sizeof(T) != 0 || ((uintptr_t)a.in - (uintptr_t)a.out) % 16 != 0) return false;
@@ -412,33 +412,23 @@ __global__ void __launch_bounds__(kBulkThreads, kernel_policy::bulk_blocks_per_s
             // write its slots.
             named_barrier_of<kFreedForLookBack, kBulkStages, kFreedThreads, false>(s);
             named_barrier_of<kFreedForReducer, kBulkStages, kFreedThreads, false>(s);
-            // Each row: the lane's vector reduced, the reductions scanned across the warp, then
-            // the vector scanned from its base (vector_scan) as it is stored.
-            A total[kBulkRows];
+            // Each row: the lane's vector reduced, the reductions scanned across the warp
+            // (warp_rows_exclusive), then the vector scanned from its base (vector_scan) as it is
+            // stored.
+            A running[kBulkRows];
 #pragma unroll
-            for (int r = 0; r < kBulkRows; ++r) total[r] = vector_reduction<Traits>(x[r], op);
-#pragma unroll
-            for (int d = 1; d < 32; d *= 2) {
-#pragma unroll
-                for (int r = 0; r < kBulkRows; ++r) {
-                    const A up = __shfl_up_sync(kFullMask, total[r], d);
-                    if (lane >= d) total[r] = op(up, total[r]);
-                }
-            }
+            for (int r = 0; r < kBulkRows; ++r) running[r] = vector_reduction<Traits>(x[r], op);
+            warp_rows_exclusive(running, carry, op, lane);
             const bulk_line<T> line(a.out + tile.out_line * (int64_t)sizeof(T), increasing, a.n);
             const int64_t k0 = tile.at.chunk * TV;
 #pragma unroll
             for (int r = 0; r < kBulkRows; ++r) {
-                const A before = __shfl_up_sync(kFullMask, total[r], 1);
-                const A row_total = __shfl_sync(kFullMask, total[r], 31);
-                A running = lane == 0 ? carry : op(carry, before);
-                carry = op(carry, row_total);
                 // The row in scan order, and its outputs: whole vectors reversed where the line
                 // decreases (an element chosen by direction would be indexed at run time, and the
                 // rows kept in local memory).
                 vec row;
                 row.set_vector(0, ::cuda::std::bit_cast<uint4>(x[r]), !increasing);
-                vec y = vector_scan<Traits>(row, running, a.exclusive, op);
+                vec y = vector_scan<Traits>(row, running[r], a.exclusive, op);
                 y.set_vector(0, y.vector(0, !increasing), false);  // memory order
                 const int i = warp * kBulkWarpVectors + r * 32 + lane;
                 if (i < tile.count) {

@@ -114,29 +114,14 @@ __global__ void __launch_bounds__(kWaveThreads, 4) one_wave_kernel(scan_args a, 
     // The warp's scan of its rows: before[i] is the reduction of the warp's vectors before
     // this lane's vector i, warp_total of all 128.
     A before[kWaveVectors], warp_total = op.neutral();
-    {
-        A scan[kWaveVectors];
 #pragma unroll
-        for (int i = 0; i < kWaveVectors; ++i) {
-            scan[i] = op.neutral();
+    for (int i = 0; i < kWaveVectors; ++i) {
+        before[i] = op.neutral();
 #pragma unroll
-            for (int e = 0; e < kPer; ++e) scan[i] = op(scan[i], Traits::load(items.get(i * kPer + e)));
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-#pragma unroll
-            for (int i = 0; i < kWaveVectors; ++i) {
-                const A up = __shfl_up_sync(kFullMask, scan[i], d);
-                if (lane >= d) scan[i] = op(up, scan[i]);
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < kWaveVectors; ++i) {
-            const A up = __shfl_up_sync(kFullMask, scan[i], 1);
-            before[i] = lane == 0 ? warp_total : op(warp_total, up);
-            warp_total = op(warp_total, __shfl_sync(kFullMask, scan[i], 31));
-        }
+        for (int e = 0; e < kPer; ++e) before[i] = op(before[i], Traits::load(items.get(i * kPer + e)));
     }
+    warp_rows_exclusive(before, warp_total, op, lane);
+
     __shared__ A s_warp_total[kWaveWarps];
     __shared__ A s_read_total[kWaveWarps];
     if (lane == 0) s_warp_total[warp] = warp_total;

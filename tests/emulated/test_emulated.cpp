@@ -624,7 +624,7 @@ template <tscan_dtype D> tscan_status run_emulated_bulk(const tscan_problem *p) 
     using T = typename dtype_traits<K>::T;
     using A = typename dtype_traits<K>::A;
     const bool prod = p->op == TSCAN_OP_PROD;
-    if (prod ? !bulk_takes<T>(true) : !bulk_takes<T>(false)) return TSCAN_ERROR_NOT_SUPPORTED;  // the tile kernel's
+    if (!bulk_takes<T>(prod)) return TSCAN_ERROR_NOT_SUPPORTED;  // the tile kernel's
     bulk_plan bulk;
     if (!make_bulk_plan<T>(p, &bulk)) return TSCAN_ERROR_INTERNAL;  // the case's layout was meant for it
     tile_layout L = make_bulk_layout<T, A>(bulk);
