@@ -272,18 +272,20 @@ tscan_status launch(const tscan_launch_plan *plan, void *workspace, cudaStream_t
 }
 
 // What AUTO may know of lookback's way with p: whether its 1- and 2-byte elements move several
-// to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), whether its column
-// blocks move words of lines (on the grid or off it) and its line chunks slots of several
-// elements, the tiles of its one-wave path (a contiguous axis packed in 16-byte vectors, tiles of
-// 16 KB; 0 where the layout does not take it; it runs only when they all fit at once), the bytes
-// of its other tiles, and whether the bulk kernel would run p on the current device (bulk_fit,
-// read from the per-device cache of its fit; a device fault here is left for the plan to report).
+// to a slot (32-bit words of lines, or 32- to 128-bit slots along the axis), whether it runs
+// column blocks or line chunks, whether its column blocks move words of lines (on the grid or
+// off it) and its line chunks slots of several elements, the tiles of its one-wave path (a
+// contiguous axis packed in 16-byte vectors, tiles of 16 KB; 0 where the layout does not take
+// it; it runs only when they all fit at once), the bytes of its other tiles, and whether the
+// bulk kernel would run p on the current device (bulk_fit, read from the per-device cache of its
+// fit; a device fault here is left for the plan to report).
 template <tscan_dtype D> struct lookback_outline {
     static tscan_status run(const tscan_problem *p, tscan_strategy_outline *o) {
         using T = typename lookback_planner<D>::T;
         one_wave_plan wave;
         const lookback_plan plan = make_plan<T>(p);
         o->packs_small_elements = sizeof(T) <= 2 && plan.v > 1;
+        o->column_blocks = plan.cols == kColumnBlock;
         o->packs_lines = plan.cols == kColumnBlock && plan.v > 1;
         o->packs_axis = plan.cols == kLineChunk && plan.v > 1;
         o->one_wave_tiles = make_one_wave_plan<T>(p, &wave) ? wave.tiles : 0;

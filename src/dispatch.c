@@ -197,11 +197,17 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * lines for columns: the lanes form reads each lane's run of a tile as 16-byte vectors and
      * stores whole rows, where lookback's line chunks store each element to a sector shared
      * with other lines. From 4 lanes: under that, the lanes form's join of 128 or more groups
-     * costs more than lookback's stores, which then share a sector with one other line or none.
-     * Not from broadcast lanes, which it would read once a lane (bench/NOTES.md §2, "along
-     * their lines"). */
+     * costs more than lookback's stores, which then share a sector with one other line or none
+     * (bench/NOTES.md §2, "along their lines"). Broadcast lanes (every lane the same line) the
+     * lanes form loads and scans once a lane, so lookback leads them where its column blocks
+     * hold the lines with lookback_min_fill_pct of their 32 lanes or more; over its line chunks
+     * (fewer than 16 lines) and half-empty column blocks the lanes form leads (H200, float32
+     * lines broadcast to 8 lanes, 8388609x8: stream 45.6, lookback 21.0; to 16, 4194305x16:
+     * 59.9 and 54.1; to 32: 58.9 and 101.4; 24 lines of 8 lanes, 3x2796203x8: 45.5 and 72.1;
+     * bench/NOTES.md §3.1, "Broadcast lanes"). */
+    const int broadcast_lanes = p->in_batch_strides[p->batch_ndim - 1] == 0;
     if (stream->reads_along_lines && llabs(p->out_step) >= t->lanes_along_lines_min &&
-        p->in_batch_strides[p->batch_ndim - 1] != 0)
+        (!broadcast_lanes || !lookback->column_blocks || !lookback_tiles_filled(t, p->lines, 32)))
         return TSCAN_ALGO_STREAM;
     return TSCAN_ALGO_LOOKBACK;
 }

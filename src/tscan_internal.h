@@ -258,6 +258,8 @@ typedef struct tscan_strategy_outline {
     int64_t thread_items;     /* rows: the consecutive elements a thread of a group holds */
     int whole_vector_ends;    /* rows: a thread at a line's end moves its vectors inside the line
                                  whole (its others element by element) */
+    int column_blocks;        /* lookback: a tile is a block of 32 lanes of lines (a strided axis
+                                 over 16 lines or more), not a chunk of one line */
     int packs_lines;          /* lookback: column blocks move words of neighbouring lines (on their
                                  grid or off it) */
     int packs_axis;           /* lookback: line chunks move slots of several consecutive elements

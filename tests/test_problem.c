@@ -629,8 +629,9 @@ Test(auto_dispatch, short_lines_and_narrow_blocks) {
 /* A packed output block of 4 to 64 lanes from an input that runs along its lines (the random
  * sweep's transposed worst cases: lookback's line chunks stored each element to a sector shared
  * with other lines) goes to stream's lanes form over too few lines for columns; not 2 lanes,
- * not many lines, nor broadcast lanes, which it would read once a lane
- * (bench/sweeps/along_lines.json). */
+ * not many lines (bench/sweeps/along_lines.json). Broadcast lanes, which the lanes form reads
+ * once a lane, go to it only where lookback's column blocks would be under 2/3 full or it would
+ * run line chunks (bench/sweeps/broadcast_lanes.json). */
 Test(auto_dispatch, blocks_read_along_their_lines) {
     static const strided_case cases[] = {
         {TSCAN_INT32, 3, 1, {142, 24800, 10}, {248000, 1, 24800}, 1},
@@ -639,7 +640,10 @@ Test(auto_dispatch, blocks_read_along_their_lines) {
         {TSCAN_INT8, 2, 0, {2097152, 33}, {1, 2097152}, 1},
         {TSCAN_FLOAT64, 2, 0, {33554432, 2}, {1, 33554432}, 0},  /* 2 lanes */
         {TSCAN_FLOAT64, 3, 1, {65536, 100, 10}, {1000, 1, 100}, 0}, /* lines enough for columns */
-        {TSCAN_FLOAT32, 3, 1, {1, 3774321, 16}, {3774321, 1, 0}, 0}, /* broadcast lanes: replicated */
+        {TSCAN_FLOAT32, 3, 1, {1, 3774321, 16}, {3774321, 1, 0}, 1}, /* broadcast: column blocks half full */
+        {TSCAN_FLOAT32, 2, 0, {8388609, 8}, {1, 0}, 1},               /* broadcast: line chunks */
+        {TSCAN_FLOAT64, 3, 1, {3, 1398101, 8}, {1398101, 1, 0}, 0},    /* broadcast: 24 lines, 3/4 full */
+        {TSCAN_FLOAT32, 2, 0, {2097153, 32}, {1, 0}, 0},              /* broadcast: column blocks full */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tscan_tensor in, out;
