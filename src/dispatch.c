@@ -75,8 +75,9 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
          * bandwidth-bound (from 2^24 elements; shorter ones were not measured), as many lines do
          * below, but where lookback's bulk kernel runs them (1-byte sums past its floor): its
          * aligned vectors do not care how the lines lie (H200, uint8 3x100000007: stream 62.7,
-         * bulk 85.1; bench/NOTES.md §3.1, "Unpacked small lines"). Lines that pack in 16-byte vectors into 2 tiles of 16 KB or more, all
-         * resident at once, take lookback's one-wave path, a single round trip of look-back. */
+         * bulk 85.1; bench/NOTES.md §3.1, "Unpacked small lines"). Lines that pack in 16-byte
+         * vectors into 2 tiles of 16 KB or more, all resident at once, take lookback's one-wave
+         * path, a single round trip of look-back. */
         const int64_t wave_tiles = p->lines <= t->few_lines ? lookback->one_wave_tiles : 0;
         const int one_wave = wave_tiles >= 2 * p->lines && wave_tiles <= t->one_wave_tiles_per_sm * (int64_t)sms;
         if (one_wave || (p->lines <= t->few_lines && p->n >= t->long_line_min)) {
@@ -205,7 +206,7 @@ static tscan_algo same_width_algo(const tscan_problem *p, const tscan_planning *
      * lines broadcast to 8 lanes, 8388609x8: stream 45.6, lookback 21.0; to 16, 4194305x16:
      * 59.9 and 54.1; to 32: 58.9 and 101.4; 24 lines of 8 lanes, 3x2796203x8: 45.5 and 72.1;
      * bench/NOTES.md §3.1, "Broadcast lanes"). */
-    const int broadcast_lanes = p->in_batch_strides[p->batch_ndim - 1] == 0;
+    const int broadcast_lanes = p->batch_ndim > 0 && p->in_batch_strides[p->batch_ndim - 1] == 0;
     if (stream->reads_along_lines && llabs(p->out_step) >= t->lanes_along_lines_min &&
         (!broadcast_lanes || !lookback->column_blocks || !lookback_tiles_filled(t, p->lines, 32)))
         return TSCAN_ALGO_STREAM;
